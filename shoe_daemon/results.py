@@ -1,0 +1,86 @@
+"""The published shapes: a coup's result and an irregularity, as JSON-able dicts.
+
+`replay` prints them as JSON Lines, the daemon appends them to the results file, and the
+ledger records them; one builder keeps the three identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from shoe_daemon import cards
+
+OUTCOMES = ("banker", "punter", "egalite", "cancelled", "void")
+
+
+def side(codes: Sequence[str]) -> dict[str, Any]:
+    """One side's valid cards in dealing order, its total, and whether it was a natural."""
+    return {
+        "cards": list(codes),
+        "total": cards.total(codes),
+        "natural": len(codes) >= 2 and cards.total(codes[:2]) >= 8,
+    }
+
+
+def outcome_of(punter: Sequence[str], banker: Sequence[str]) -> str:
+    """The higher total wins; equal totals are égalité (000: 'the cards are dealt again')."""
+    p, b = cards.total(punter), cards.total(banker)
+    if p == b:
+        return "egalite"
+    return "punter" if p > b else "banker"
+
+
+def coup_result(
+    *,
+    shoe: int,
+    coup: int,
+    profile: str,
+    outcome: str,
+    punter: Sequence[str],
+    banker: Sequence[str],
+    last_coup: bool,
+    irregularities: Sequence[str],
+    swiss_nine: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "event": "coup.result",
+        "shoe": shoe,
+        "coup": coup,
+        "profile": profile,
+        "outcome": outcome,
+        "punter": side(punter),
+        "banker": side(banker),
+        "last_coup": last_coup,
+        "irregularities": list(irregularities),
+    }
+    if swiss_nine is not None:
+        line["swiss_nine"] = list(swiss_nine)
+    return line
+
+
+def irregularity(
+    *, code: str, shoe: int, coup: int, rule: str, detail: str, hold: bool, action: str
+) -> dict[str, Any]:
+    return {
+        "event": "irregularity",
+        "code": code,
+        "shoe": shoe,
+        "coup": coup,
+        "rule": rule,
+        "detail": detail,
+        "hold": hold,
+        "action": action,
+    }
+
+
+def resolution(*, code: str, shoe: int, coup: int, how: str, by: str) -> dict[str, Any]:
+    """A hold lifted: how (OK, ENTER, CARTE, VOID, ...) and by whom (a badge or 'croupier')."""
+    return {
+        "event": "irregularity.resolved",
+        "code": code,
+        "shoe": shoe,
+        "coup": coup,
+        "how": how,
+        "by": by,
+    }

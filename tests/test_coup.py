@@ -1,0 +1,369 @@
+"""The coup state machine against the house rules, case by case from the seed text.
+
+Seeds: 000 Zoppot 1934, 001 Clermont 2015, 002 eight-pack, 003 Baden, 004 shimmy.
+Scripts use hil.script notation: cards in dealing order punter, banker, punter, banker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hil.script import parse_script
+from shoe_daemon.coup import CoupMachine
+from shoe_daemon.profiles import get_profile
+
+
+def play(profile: str, script: str) -> tuple[CoupMachine, list[dict[str, Any]]]:
+    machine = CoupMachine(get_profile(profile))
+    for message in parse_script(script):
+        machine.handle(message)
+    return machine, machine.events
+
+
+def coups(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == "coup.result"]
+
+
+def irregular(events: list[dict[str, Any]]) -> list[str]:
+    return [e["code"] for e in events if e["event"] == "irregularity"]
+
+
+def only_coup(events: list[dict[str, Any]]) -> dict[str, Any]:
+    results = coups(events)
+    assert len(results) == 1, results
+    return results[0]
+
+
+# ---- naturals: 000 "he has a coup"; 002 "a natural nine beats a natural eight" ----------
+
+
+def test_natural_nine_beats_natural_eight():
+    _, ev = play("eight-pack", "SHOE DEAL 9C 5D KH 3S")
+    r = only_coup(ev)
+    assert r["outcome"] == "punter"
+    assert r["punter"] == {"cards": ["9C", "KH"], "total": 9, "natural": True}
+    assert r["banker"] == {"cards": ["5D", "3S"], "total": 8, "natural": True}
+    assert (r["shoe"], r["coup"], r["profile"], r["last_coup"]) == (1, 1, "eight-pack", False)
+
+
+def test_equal_naturals_are_egalite():
+    _, ev = play("eight-pack", "SHOE DEAL 8C 8H KD TS")
+    assert only_coup(ev)["outcome"] == "egalite"
+
+
+def test_banker_natural_against_punter_five_ends_the_deal():
+    # 000: "If the banker gets the coup, and not the punter, then the banker is the winner."
+    machine, ev = play("baden", "SHOE DEAL 2C 4D 3H 5S")
+    r = only_coup(ev)
+    assert r["outcome"] == "banker" and r["banker"]["natural"] and not r["punter"]["natural"]
+    assert machine.state == "decided"
+
+
+# ---- the punter's rule ------------------------------------------------------------------
+
+
+def test_punter_with_four_draws_without_a_button():
+    # 003 "0 bis 4 Punkte ... dritte Karte"; then Baden grid row 5, third card 4: V.
+    machine, ev = play("baden", "SHOE DEAL 2C TH 2D 5S 4C")
+    assert coups(ev) == []
+    assert machine.state == "banker_to_play" and machine.lamp == "AMBER"
+    machine.handle(parse_script("STAND")[0])
+    r = only_coup(machine.events)
+    assert r["punter"]["cards"] == ["2C", "2D", "4C"] and r["punter"]["total"] == 8
+    assert r["banker"]["cards"] == ["TH", "5S"] and r["outcome"] == "punter"
+
+
+def test_punter_with_five_must_declare():
+    # 003: with 5 "entscheidet der ... Spieler nach seinem Ermessen" (a Volonté).
+    machine, _ = play("baden", "SHOE DEAL 2C TH 3D 5S")
+    assert machine.state == "punter_to_declare" and machine.lamp == "AMBER"
+
+
+def test_punter_with_six_stands_and_banker_five_draws_at_baden():
+    # 003: the punter stood -> the banker draws "fünf oder weniger".
+    _, ev = play("baden", "SHOE DEAL 3C TH 3D 5S 2H")
+    r = only_coup(ev)
+    assert r["punter"]["cards"] == ["3C", "3D"] and r["banker"]["cards"] == ["TH", "5S", "2H"]
+    assert r["outcome"] == "banker"  # 7 against 6
+
+
+def test_declaration_reste_then_banker_plays():
+    _, ev = play("baden", "SHOE DEAL 2C TH 3D 6S RESTE")
+    r = only_coup(ev)  # banker 6, punter stood: Baden stands on 6 -> decided, no input
+    assert r["outcome"] == "banker" and r["punter"]["total"] == 5 and r["banker"]["total"] == 6
+
+
+# ---- the banker's table (bound) -----------------------------------------------------------
+
+
+def test_bound_banker_forced_to_stand_is_decided_without_input():
+    # 003 grid row 3, punter's third card 8: R.
+    _, ev = play("baden", "SHOE DEAL 2C TH AD 3S 8H")
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == ["TH", "3S"] and r["punter"]["total"] == 1
+    assert r["outcome"] == "banker"
+
+
+def test_bound_banker_must_draw_on_three_against_five():
+    _, ev = play("baden", "SHOE DEAL 2C TH AD 3S 5H 4C")
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == ["TH", "3S", "4C"] and r["outcome"] == "punter"  # 8 v 7
+
+
+def test_eight_pack_five_against_four_is_a_forced_draw():
+    # 002: "Five or four: BANKER STANDS ON 6, 7; DRAWS TO 5, 4, ..."
+    machine, ev = play("eight-pack", "SHOE DEAL 2C TH AD 5S 4H")
+    assert coups(ev) == [] and machine.lamp == "GREEN"
+    machine.handle(parse_script("STAND")[0])
+    assert irregular(machine.events) == ["FAUX_TIRAGE"]
+    machine.handle(parse_script("KC")[0])
+    assert only_coup(machine.events)["banker"]["cards"] == ["TH", "5S", "KC"]
+
+
+def test_bound_banker_card_against_the_table_is_faux_tirage_and_discarded():
+    # 003 row 6, third card 2: R. A card anyway: 000 rule 21, to the discard.
+    _, ev = play("baden", "SHOE DEAL 2C TH AD 6S 2H 9D")
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == ["TH", "6S"] and r["outcome"] == "banker"
+    assert irregular(ev) == ["FAUX_TIRAGE"]
+    assert next(e for e in ev if e["event"] == "irregularity")["rule"].startswith("003")
+
+
+# ---- free and bound sides -------------------------------------------------------------------
+
+
+def test_zoppot_banker_plays_free_until_he_announces_the_table():
+    # 000: "he must announce his intention ... or, he can play free": with 6 against a
+    # third card 1 (Table II: may not draw) a free banker still chooses.
+    machine, ev = play("zoppot-1934", "SHOE DEAL 2C TH AD 6S AH")
+    assert coups(ev) == [] and machine.state == "banker_to_play" and machine.lamp == "AMBER"
+    machine.handle(parse_script("9D")[0])
+    r = only_coup(machine.events)
+    assert r["banker"]["cards"] == ["TH", "6S", "9D"] and irregular(machine.events) == []
+
+
+def test_zoppot_banker_with_the_table_is_bound():
+    _, ev = play("zoppot-1934", "SHOE DEAL TABLE:B 2C TH AD 6S AH")
+    assert only_coup(ev)["banker"]["cards"] == ["TH", "6S"]
+
+
+def test_clermont_rule_table_makes_a_bound_punter_stand_on_five():
+    # 001 Player Hand: "5,6,7. Does not draw card" -- only for one who declares it.
+    free, _ = play("clermont-2015", "SHOE DEAL 2C TH 3D 6S")
+    assert free.state == "punter_to_declare"
+    bound, _ = play("clermont-2015", "SHOE DEAL TABLE:P 2C TH 3D 6S")
+    assert bound.state == "banker_to_play"  # the Clermont banker plays free: his choice
+
+
+def test_bound_punter_carte_on_six_is_faux_tirage_card_goes_to_banker_who_draws():
+    # 000 rule 21: the card drawn by mistake is "used for the same coup" if the banker
+    # asks for a card. Baden banker 4, punter stood: draws.
+    _, ev = play("baden", "SHOE DEAL 3C TH 3D 4S CARTE 5H")
+    r = only_coup(ev)
+    assert r["punter"]["cards"] == ["3C", "3D"] and r["banker"]["cards"] == ["TH", "4S", "5H"]
+    assert irregular(ev) == ["FAUX_TIRAGE"] and r["irregularities"] == ["FAUX_TIRAGE"]
+
+
+def test_bound_punter_carte_on_six_card_discarded_when_banker_stands():
+    _, ev = play("baden", "SHOE DEAL 3C TH 3D 7S CARTE 5H DEAL 8C 9D KH KS")
+    results = coups(ev)
+    assert results[0]["banker"]["cards"] == ["TH", "7S"]
+    assert results[0]["outcome"] == "banker"
+    assert results[1]["punter"]["cards"] == ["8C", "KH"]  # the discarded 5H is not carried
+    assert irregular(ev) == ["FAUX_TIRAGE"]
+
+
+def test_free_punter_first_declaration_binds():
+    # 000 rule 17: a banco-solo punter cannot retract "Carte".
+    machine, _ = play("zoppot-1934", "SHOE DEAL 2C TH 3D 6S CARTE RESTE")
+    assert machine.state == "punter_drawing"
+
+
+# ---- exposed cards: 000 rules 6 and 8 ------------------------------------------------------
+
+
+def test_punter_first_card_exposed_uncovers_banker_first_card():
+    machine, ev = play("zoppot-1934", "SHOE DEAL 2C EXPOSE:P1")
+    assert machine.coup is not None and machine.coup.exposed == {"P1", "B1"}
+    e = next(e for e in ev if e["event"] == "irregularity")
+    assert (e["code"], e["rule"], e["hold"]) == ("EXPOSED_CARD", "000 rule 6", False)
+
+
+def test_both_punter_cards_exposed_bind_the_banker_to_the_table():
+    # 000 rule 8: "play after the shoe". Banker 6, third card 1: Table II, may not draw.
+    _, ev = play("zoppot-1934", "SHOE DEAL 2C TH AD EXPOSE:P1 EXPOSE:P2 6S AH")
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == ["TH", "6S"] and r["irregularities"] == ["EXPOSED_CARD"] * 2
+
+
+# ---- face up in the shoe ------------------------------------------------------------------
+
+
+def test_clermont_face_up_card_is_null_and_void():
+    # 001: "Any cards that appear face up in the shoe are automatically null and void".
+    _, ev = play("clermont-2015", "SHOE DEAL 9C! 2C TH 3D 6S")
+    machine, _ = play("clermont-2015", "SHOE DEAL 9C! 2C TH 3D 6S")
+    assert machine.coup is not None and machine.coup.punter == ["2C", "3D"]
+    assert irregular(ev) == ["FACE_UP_IN_SHOE"]
+
+
+def test_zoppot_face_up_card_stays_valid_and_exposed():
+    machine, ev = play("zoppot-1934", "SHOE DEAL 9C! 5D KH 3S")
+    r = only_coup(ev)
+    assert r["punter"]["cards"] == ["9C", "KH"] and r["irregularities"] == ["FACE_UP_IN_SHOE"]
+    assert machine.coup is not None and {"P1", "B1"} <= machine.coup.exposed
+
+
+# ---- unreadable and foreign cards ------------------------------------------------------------
+
+
+def test_unreadable_card_holds_until_entered_and_later_cards_wait():
+    machine, ev = play("baden", "SHOE DEAL 9C ?? KH")
+    assert machine.state == "on_hold" and machine.lamp == "RED"
+    assert irregular(ev) == ["UNREADABLE_CARD"]
+    machine.handle(parse_script("3S")[0])
+    assert coups(machine.events) == []
+    machine.handle(parse_script("ENTER:5D")[0])
+    r = only_coup(machine.events)
+    assert r["banker"]["cards"] == ["5D", "3S"] and r["outcome"] == "punter"
+    resolved = [e for e in machine.events if e["event"] == "irregularity.resolved"]
+    assert resolved[0]["how"] == "ENTER 5D"
+
+
+def test_foreign_card_holds_for_a_supervisor():
+    # One pack (BTN,SHOE,1): a second 9C cannot come from it.
+    machine, ev = play("baden", "SHOE:1 DEAL 9C 5D 9C")
+    assert machine.state == "on_hold" and irregular(ev) == ["FOREIGN_CARD"]
+    machine.handle(parse_script("OK")[0])
+    assert machine.state == "on_hold"  # OK alone is not enough: a supervisor's KEY first
+    for m in parse_script("KEY:4711 OK KH 3S"):
+        machine.handle(m)
+    r = only_coup(machine.events)
+    assert r["punter"]["cards"] == ["9C", "KH"] and r["banker"]["cards"] == ["5D", "3S"]
+    resolved = [e for e in machine.events if e["event"] == "irregularity.resolved"]
+    assert resolved[0]["by"] == "4711"
+
+
+# ---- order and number: 000 rules 12, 13 ---------------------------------------------------------
+
+
+def test_wrong_order_holds_and_ok_puts_the_card_in_its_place():
+    machine, ev = play("baden", "SHOE DEAL 9C@B")
+    assert machine.state == "on_hold" and irregular(ev) == ["WRONG_ORDER"]
+    assert next(e for e in ev if e["event"] == "irregularity")["rule"] == "000 rule 12"
+    for m in parse_script("OK 5D KH 3S"):
+        machine.handle(m)
+    assert only_coup(machine.events)["punter"]["cards"] == ["9C", "KH"]
+
+
+def test_card_after_a_natural_is_wrong_number_and_stays_for_the_next_deal():
+    _, ev = play("baden", "SHOE DEAL 9C 5D KH 3S 4H DEAL 5D 5C 3S")
+    results = coups(ev)
+    assert irregular(ev) == ["WRONG_NUMBER"]
+    assert results[1]["punter"]["cards"] == ["4H", "5C"]  # 000 rule 13
+    assert results[1]["banker"]["cards"] == ["5D", "3S"]
+
+
+def test_card_before_deal_is_wrong_number():
+    _, ev = play("baden", "SHOE 4H DEAL 5D 5C 3S")
+    assert irregular(ev) == ["WRONG_NUMBER"]
+    assert only_coup(ev)["punter"]["cards"] == ["4H", "5C"]
+
+
+def test_uncovered_extra_card_goes_to_the_discard():
+    _, ev = play("baden", "SHOE DEAL 9C 5D KH 3S 4H! DEAL 5D 8C 4S 2C")
+    assert coups(ev)[1]["punter"]["cards"] == ["5D", "4S"]
+
+
+def test_declaration_missing_holds_until_declared():
+    machine, ev = play("baden", "SHOE DEAL 2C TH 3D 6S 4H")
+    assert machine.state == "on_hold" and irregular(ev) == ["DECLARATION_MISSING"]
+    machine.handle(parse_script("CARTE")[0])
+    assert machine.coup is not None and machine.coup.punter == ["2C", "3D", "4H"]
+
+
+def test_table_position_sensor_tells_the_declaration():
+    machine, _ = play("baden", "SHOE DEAL 2C TH 3D 5S 4H@B")
+    r = only_coup(machine.events)  # 4H went to the banker: the punter stood
+    assert r["banker"]["cards"] == ["TH", "5S", "4H"] and r["punter"]["total"] == 5
+
+
+def test_deal_inside_an_undecided_coup_holds():
+    machine, ev = play("baden", "SHOE DEAL 2C TH DEAL")
+    assert machine.state == "on_hold" and irregular(ev) == ["COUP_NOT_FINISHED"]
+    machine.handle(parse_script("OK")[0])
+    assert machine.state == "dealing" and machine.coup is not None and machine.coup.number == 1
+
+
+def test_supervisor_void_cancels_the_coup_and_the_held_deal_then_starts():
+    machine, _ = play("baden", "SHOE DEAL 2C TH DEAL KEY:99 VOID 9C 5D KH 3S")
+    results = coups(machine.events)
+    assert [r["outcome"] for r in results] == ["void", "punter"]
+    assert results[1]["coup"] == 2
+
+
+def test_void_needs_a_supervisor_key():
+    machine, ev = play("baden", "SHOE DEAL 2C TH VOID")
+    assert coups(ev) == [] and machine.state == "dealing"
+    machine.handle(parse_script("KEY:12")[0])
+    machine.handle(parse_script("VOID")[0])
+    assert only_coup(machine.events)["outcome"] == "void"
+
+
+# ---- the cut card and the end of the shoe --------------------------------------------------------
+
+
+def test_cut_card_mid_coup_completes_the_coup_and_the_next_is_the_last():
+    _, ev = play("baden", "SHOE DEAL 9C CUT 5D KH 3S DEAL 9D 5H KD 3C")
+    results = coups(ev)
+    assert [r["last_coup"] for r in results] == [False, True]
+
+
+def test_deal_after_last_coup_is_recorded():
+    _, ev = play("baden", "SHOE CUT DEAL 9C 5D KH 3S DEAL 9D 5H KD 3C")
+    assert "DEAL_AFTER_LAST_COUP" in irregular(ev)
+
+
+def test_zoppot_cut_card_seven_from_the_bottom():
+    # 000: "counts off seven cards from the bottom of the pack, and inserts another blank".
+    early, _ = play("zoppot-1934", "SHOE:1 CUT")
+    assert irregular(early.events) == ["CUT_CARD_MISPLACED"]  # 52 cards left, not 7
+    from shoe_daemon.cards import ALL_CODES
+
+    # 45 cards out of a one-pack shoe (here as extra cards, counted all the same): 7 left.
+    right, _ = play("zoppot-1934", "SHOE:1 " + " ".join(ALL_CODES[:45]) + " CUT")
+    assert "CUT_CARD_MISPLACED" not in irregular(right.events)
+
+
+def test_empty_inside_a_coup_is_a_short_last_coup():
+    # 000 rule 24: "the coup is cancelled without loss to either side".
+    _, ev = play("baden", "SHOE DEAL 2C TH AD 3S EMPTY")
+    r = only_coup(ev)
+    assert r["outcome"] == "cancelled" and r["irregularities"] == ["SHORT_LAST_COUP"]
+    assert next(e for e in ev if e["event"] == "irregularity")["rule"] == "000 rule 24"
+
+
+# ---- Punto Banco: 003 ----------------------------------------------------------------------
+
+
+def test_punto_banco_player_draws_on_five_and_swiss_nine_is_reported():
+    _, ev = play("baden-punto-banco", "SHOE DEAL 2C 9C 3D KC")
+    r = only_coup(ev)
+    assert r["swiss_nine"] == ["simple", "colour", "swiss"] and r["outcome"] == "banker"
+    machine, _ = play("baden-punto-banco", "SHOE DEAL 2C TH 3D 6S")
+    assert machine.state == "punter_drawing"
+
+
+@pytest.mark.parametrize(
+    ("script", "bets"),
+    [
+        ("SHOE DEAL 2C 9H 3D KD", ["simple"]),
+        ("SHOE DEAL 2C 9H 3D KH", ["simple", "colour"]),
+        ("SHOE DEAL 2C 9H 3D 9D 7S", []),
+    ],
+)
+def test_punto_banco_swiss_nine_levels(script, bets):
+    _, ev = play("baden-punto-banco", script)
+    assert coups(ev)[0]["swiss_nine"] == bets
