@@ -1,6 +1,6 @@
 """Every house profile held against its seed document, cell by cell.
 
-The expected tables below are transcribed straight from /work/shared/seeds/ in each
+The expected tables below are transcribed straight from docs/seeds/ in each
 seed's own shape, independently of shoe_daemon/profiles.py: 000 and 004 as their printed
 card lists, 001 as its "Banco Hand" rows, 002 as its stands / draws lists per punter's
 third card, 003 as its K / R / V grid. A cell no seed prints is expected with the decision
@@ -10,7 +10,7 @@ recorded in docs/rules.md and a source starting "not printed in <seed>".
 from __future__ import annotations
 
 import dataclasses
-import os
+import hashlib
 from decimal import Decimal
 from pathlib import Path
 
@@ -32,9 +32,7 @@ DRAW, STAND, OPTION = Play.DRAW, Play.STAND, Play.OPTION
 LETTER = {"K": DRAW, "R": STAND, "V": OPTION}
 ALL_CARDS = list(range(10))  # the punter's third card, points 0..9
 
-SEEDS_DIR = Path(
-    os.environ.get("SHOE_SEEDS_DIR", Path(__file__).resolve().parents[2] / "shared" / "seeds")
-)
+SEEDS_DIR = Path(__file__).resolve().parents[1] / "docs" / "seeds"  # verbatim copies
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
 
@@ -370,9 +368,9 @@ def _all_sources(profile: HouseProfile) -> list[str]:
     return [r.source for r in rulings] + [getattr(profile, a) for a in SOURCE_FIELDS]
 
 
-@pytest.mark.skipif(not SEEDS_DIR.is_dir(), reason=f"seed documents not at {SEEDS_DIR}")
 @pytest.mark.parametrize("name", list(PROFILES))
 def test_quotes_are_in_the_seeds(name: str) -> None:
+    """Every quoted phrase in a source string is the seed's own words (docs/seeds)."""
     profile = PROFILES[name]
     seeds = {p.name[:3]: _normal(p.read_text(encoding="utf-8")) for p in SEEDS_DIR.glob("0*.txt")}
     assert (SEEDS_DIR / profile.seed).is_file()
@@ -537,3 +535,12 @@ def test_docs_tables_match(name: str) -> None:
             ruling = profile.punter_ruling(total, bound)
             assert DOC_LETTER[cell.strip("*")] is ruling.play, (name, total, bound)
             assert cell.endswith("*") is (not ruling.printed), (name, total, bound)
+
+
+def test_seed_copies_are_verbatim() -> None:
+    """docs/seeds holds the house documents exactly as received (SHA-256 pinned)."""
+    sums = (SEEDS_DIR / "SHA256SUMS").read_text().split("\n")
+    pinned = dict(reversed(line.split("  ", 1)) for line in sums if line)
+    assert len(pinned) == 6
+    for name, digest in pinned.items():
+        assert hashlib.sha256((SEEDS_DIR / name).read_bytes()).hexdigest() == digest, name
