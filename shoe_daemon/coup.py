@@ -540,12 +540,7 @@ class CoupMachine:
             return  # a repeated or late press: the first declaration binds (000 rule 17)
         if not coup.punter_bound:
             # 000 rule 17 / 003 "nach Belieben": a free punter's own call is his to make.
-            coup.declared = True
-            coup.declaration = name
-            if name == "CARTE":
-                self.punter_draws()
-            else:
-                self._banker_turn()
+            self._declare(name)
             return
         self._irregularity(
             Code.FAUX_TIRAGE,

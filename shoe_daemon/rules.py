@@ -1,6 +1,6 @@
 """House drawing rules as data: the types every house profile is made of, and the lookups.
 
-A profile (see `shoe_daemon.profiles`) is one seed document in /work/shared/seeds/
+A profile (see `shoe_daemon.profiles`) is one seed document in docs/seeds/
 turned into tables. Every cell is a `Ruling`: what the hand does (003's K / R / V:
 draw, stand, or the hand's own choice) and the seed text it comes from. A cell that no
 seed prints carries a source starting with ``"not printed in <seed>: "`` and says what was
