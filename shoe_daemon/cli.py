@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from shoe_daemon import replay
+from shoe_daemon import config, logs, replay
 from shoe_daemon.profiles import PROFILES
 
 
@@ -20,7 +20,41 @@ def _parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--profile", required=True, choices=sorted(PROFILES), help="house rules")
     rp.add_argument("capture", type=Path, help="file of raw shoe-to-host bytes")
+    run = sub.add_parser("run", help="run the daemon against a shoe")
+    config.add_arguments(run)
     return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        settings = config.load(args)
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
+    except config.ConfigError as e:
+        print(f"shoe-daemon run: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"shoe-daemon run: setting 'state_dir': {e}", file=sys.stderr)
+        return 2
+    logs.configure(settings.log_format)
+    try:
+        results = sys.stdout if settings.results == "-" else open(settings.results, "a")  # noqa: SIM115
+    except OSError as e:
+        print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
+        return 2
+    from shoe_daemon.daemon import Daemon, make_transport
+
+    try:
+        transport = make_transport(settings)
+    except (ValueError, ImportError, AttributeError) as e:
+        print(f"shoe-daemon run: transport: {e}", file=sys.stderr)
+        return 2
+    daemon = Daemon(settings, transport, results)
+    daemon.install_signal_handlers()
+    try:
+        return daemon.run()
+    finally:
+        if results is not sys.stdout:
+            results.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             # The reader went away (`| head`): stop quietly, as Unix filters do.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+    if args.command == "run":
+        return _run(args)
     return 2
 
 

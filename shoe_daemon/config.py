@@ -1,0 +1,163 @@
+"""The daemon's settings: a TOML file (`--config`), every setting also a flag.
+
+One table of settings drives both the file's keys and the command-line flags, so the two
+can never drift apart; a bad value is refused at start with a message naming the setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from shoe_daemon.profiles import PROFILES
+
+
+class ConfigError(ValueError):
+    """A setting is missing or wrong; the message names it."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str  # the TOML key; the flag is --name with _ as -
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+
+
+def _int(text: Any) -> int:
+    """Integers may be written 0x1209 in a file or on the command line (USB ids)."""
+    if isinstance(text, bool):
+        raise ValueError("a boolean is not a number")
+    return text if isinstance(text, int) else int(str(text), 0)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("table", str, "table-1", "the table's name, bound to every log line"),
+    Setting("profile", str, None, "house rules profile", tuple(sorted(PROFILES))),
+    Setting("transport", str, "serial", "how the shoe is attached", ("serial", "usb")),
+    Setting("port", str, "/dev/shoe", "serial device of the shoe"),
+    Setting("baud", int, 115200, "serial line rate, 9600 to 921600"),
+    Setting("usb_vendor", int, 0x1209, "USB vendor id of the shoe's vendor interface"),
+    Setting("usb_product", int, 0x5348, "USB product id"),
+    Setting("usb_serial", str, "", "USB serial number to pick one of several shoes"),
+    Setting("usb_interface", int, 0, "USB interface number"),
+    Setting("usb_endpoint_in", int, 0x81, "bulk IN endpoint (shoe to host)"),
+    Setting("usb_endpoint_out", int, 0x01, "bulk OUT endpoint (host to shoe)"),
+    Setting("usb_backend", str, "", "module:callable returning a pyusb backend (tests)"),
+    Setting("state_dir", Path, None, "directory for the daemon's state and captures"),
+    Setting("results", str, None, "file each validated result is appended to; - for stdout"),
+    Setting("reconnect_min", float, 0.1, "first wait in seconds before reopening a lost shoe"),
+    Setting("reconnect_max", float, 5.0, "longest wait in seconds between reopen attempts"),
+    Setting("log_format", str, "auto", "log lines: json, console, or auto", (
+        "auto", "json", "console")),
+)
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Config:
+    table: str
+    profile: str
+    transport: str
+    port: str
+    baud: int
+    usb_vendor: int
+    usb_product: int
+    usb_serial: str
+    usb_interface: int
+    usb_endpoint_in: int
+    usb_endpoint_out: int
+    usb_backend: str
+    state_dir: Path
+    results: str
+    reconnect_min: float
+    reconnect_max: float
+    log_format: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v
+                for f in fields(self)}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="TOML file of settings")
+    for s in SETTINGS:
+        parser.add_argument(
+            "--" + s.name.replace("_", "-"),
+            dest=s.name,
+            default=None,
+            metavar=s.name.upper(),
+            help=s.help + (f" ({', '.join(s.choices)})" if s.choices else "")
+            + (f" [default {s.default}]" if s.default not in (None, "") else ""),
+        )
+
+
+def _convert(setting: Setting, value: Any) -> Any:
+    try:
+        if setting.kind is int:
+            value = _int(value)
+        elif setting.kind is float:
+            if isinstance(value, bool):
+                raise ValueError("a boolean is not a number")
+            value = float(value)
+        elif setting.kind is Path:
+            value = Path(str(value))
+        else:
+            if not isinstance(value, str):
+                raise ValueError(f"expected text, got {type(value).__name__}")
+    except ValueError as e:
+        raise ConfigError(f"setting {setting.name!r}: {value!r} is not a valid "
+                          f"{setting.kind.__name__}: {e}") from None
+    if setting.choices and value not in setting.choices:
+        raise ConfigError(f"setting {setting.name!r}: {value!r} is not one of "
+                          f"{', '.join(setting.choices)}")
+    return value
+
+
+def load(args: argparse.Namespace) -> Config:
+    """Settings from the file, overridden by flags, checked; ConfigError names the setting."""
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    path: Path | None = getattr(args, "config", None)
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text())
+        except OSError as e:
+            raise ConfigError(f"--config {path}: {e.strerror or e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"--config {path}: not valid TOML: {e}") from None
+        for key, value in data.items():
+            if key not in _BY_NAME:
+                raise ConfigError(f"--config {path}: unknown setting {key!r}")
+            values[key] = _convert(_BY_NAME[key], value)
+    for s in SETTINGS:
+        flag = getattr(args, s.name, None)
+        if flag is not None:
+            values[s.name] = _convert(s, flag)
+    for s in SETTINGS:
+        if values[s.name] is None:
+            raise ConfigError(f"setting {s.name!r} is required (--{s.name.replace('_', '-')} "
+                              "or in the --config file)")
+    config = Config(**values)
+    _check(config)
+    return config
+
+
+def _check(c: Config) -> None:
+    if not 9600 <= c.baud <= 921600:
+        raise ConfigError(f"setting 'baud': {c.baud} is outside 9600 to 921600")
+    for name in ("usb_vendor", "usb_product"):
+        if not 0 <= getattr(c, name) <= 0xFFFF:
+            raise ConfigError(f"setting {name!r}: {getattr(c, name)} is not a 16-bit USB id")
+    if not 0 < c.reconnect_min <= c.reconnect_max:
+        raise ConfigError("settings 'reconnect_min' and 'reconnect_max': need "
+                          "0 < reconnect_min <= reconnect_max")
+    if c.state_dir.exists() and not c.state_dir.is_dir():
+        raise ConfigError(f"setting 'state_dir': {c.state_dir} is not a directory")
+    if c.usb_backend and ":" not in c.usb_backend:
+        raise ConfigError("setting 'usb_backend': expected module:callable")
+    if c.results != "-" and Path(c.results).is_dir():
+        raise ConfigError(f"setting 'results': {c.results} is a directory")

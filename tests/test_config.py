@@ -1,0 +1,62 @@
+"""Settings: file and flags, and a bad configuration refused naming the setting."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from shoe_daemon import config
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_file_then_flags(tmp_path: Path):
+    f = tmp_path / "table.toml"
+    f.write_text('profile = "baden"\nstate_dir = "/var/lib/shoe"\nresults = "-"\n'
+                 'baud = 9600\nusb_vendor = "0x1d6b"\n')
+    c = config.load(parse("--config", str(f), "--baud", "921600", "--port", "/dev/ttyUSB3"))
+    assert (c.profile, c.baud, c.port, c.usb_vendor) == ("baden", 921600, "/dev/ttyUSB3", 0x1D6B)
+    assert c.state_dir == Path("/var/lib/shoe") and c.transport == "serial"
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (("--state-dir", "/x", "--results", "-"), "'profile' is required"),
+        (("--profile", "nope", "--state-dir", "/x", "--results", "-"), "'profile'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--baud", "300"), "'baud'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--baud", "fast"),
+         "'baud'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--transport", "ir"),
+         "'transport'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--usb-product",
+          "0x10000"), "'usb_product'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--reconnect-min", "9"),
+         "'reconnect_min'"),
+    ],
+)
+def test_bad_setting_is_named(argv, named):
+    with pytest.raises(config.ConfigError, match=named):
+        config.load(parse(*argv))
+
+
+def test_unknown_key_and_bad_toml_in_file(tmp_path: Path):
+    f = tmp_path / "c.toml"
+    f.write_text('profil = "baden"\n')
+    with pytest.raises(config.ConfigError, match="unknown setting 'profil'"):
+        config.load(parse("--config", str(f)))
+    f.write_text("profile = \n")
+    with pytest.raises(config.ConfigError, match="not valid TOML"):
+        config.load(parse("--config", str(f)))
+    with pytest.raises(config.ConfigError, match="--config"):
+        config.load(parse("--config", str(tmp_path / "missing.toml")))
+
+
+def test_every_setting_has_a_flag_and_a_config_field():
+    assert [s.name for s in config.SETTINGS] == list(config.Config.__dataclass_fields__)
