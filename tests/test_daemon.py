@@ -110,7 +110,7 @@ def test_a_coup_is_acknowledged_published_and_lamped(tmp_path, shoe):
             time.sleep(0.02)
         (r,) = [x for x in results(tmp_path) if x["event"] == "coup.result"]
         assert r["punter"]["cards"] == ["2C", "3D", "4H"] and r["outcome"] == "punter"
-        assert lamps(shoe.received)[-1] == "GREEN"
+        shoe.read_until(lambda r: lamps(r)[-1] == "GREEN")  # decided: ready again
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=10)
