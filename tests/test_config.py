@@ -60,3 +60,9 @@ def test_unknown_key_and_bad_toml_in_file(tmp_path: Path):
 
 def test_every_setting_has_a_flag_and_a_config_field():
     assert [s.name for s in config.SETTINGS] == list(config.Config.__dataclass_fields__)
+
+
+def test_the_documented_example_loads():
+    example = Path(__file__).resolve().parent.parent / "docs" / "shoe-daemon.toml"
+    c = config.load(parse("--config", str(example)))
+    assert c.profile == "baden" and c.port == "/dev/shoe" and c.transport == "serial"
