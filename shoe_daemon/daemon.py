@@ -112,13 +112,17 @@ class Daemon:
                                   after_s=None if outage is None else round(outage, 3))
                     wait, down_since = self.config.reconnect_min, None
                     self.lamp_sent = None
-                    self._send_lamp()
                 try:
+                    self._send_lamp()  # the shoe learns the state at once; it can vanish here too
                     self._serve_once()
                 except TransportLost as e:
                     self.log.warning("shoe.lost", error=str(e), **self._where())
                     self.transport.close()
                     down_since = time.monotonic()
+        except Exception:
+            # Unexpected: say so with the traceback, exit non-zero, let systemd restart us.
+            self.log.exception("daemon.crash", **self._where())
+            return 1
         finally:
             self.transport.close()
             self._log_stats(force=True)

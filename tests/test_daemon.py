@@ -176,3 +176,47 @@ def test_bad_configuration_is_refused_at_start(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=30,
     )
     assert done.returncode == 2 and "setting 'baud'" in done.stderr
+
+
+class _VanishingTransport:
+    """A shoe that opens and is unplugged before the first byte can be written to it:
+    the one transport double here, at the hardware edge, to hit that exact instant."""
+
+    name = "vanishing"
+
+    def __init__(self, stop):
+        self.opens = 0
+        self.is_open = False
+        self.stop = stop
+
+    def open(self):
+        self.opens += 1
+        self.is_open = True
+        if self.opens == 3:
+            self.stop()
+
+    def write(self, data):
+        from drivers.transport import TransportLost
+
+        self.is_open = False
+        raise TransportLost("unplugged right after open")
+
+    def read(self, timeout):
+        return b""
+
+    def close(self):
+        self.is_open = False
+
+
+def test_a_shoe_lost_right_after_opening_is_reopened(tmp_path):
+    from shoe_daemon import config
+    from shoe_daemon.daemon import Daemon
+
+    settings = config.Config(**{s.name: s.default for s in config.SETTINGS} | {
+        "profile": "baden", "state_dir": tmp_path, "results": "-", "reconnect_min": 0.01,
+        "reconnect_max": 0.01})
+    results = (tmp_path / "results.jsonl").open("a")
+    d = Daemon(settings, _VanishingTransport(lambda: d.stop()), results)
+    d.transport.stop = d.stop
+    assert d.run() == 0
+    assert d.transport.opens == 3
