@@ -21,19 +21,47 @@ wants anything more (a card, or a CARTE / RESTE / STAND choice), the coup is can
 loss to either side (000 rule 24): nothing more is sent for it, the shoe reports `EMPTY`, and
 its result has outcome `cancelled` with the irregularity `SHORT_LAST_COUP`, as the coup machine
 reports it. `EMPTY` follows whenever the last card leaves the shoe.
+
+Game faults (`GameFaults`, off by default) make the croupier and the shoe go wrong the way
+docs/coup-machine.md handles it, and the ground truth follows the coup machine exactly: each
+coup's `irregularities` lists the codes raised while it was open, before its result; one
+raised after a result is published (an extra card's WRONG_NUMBER) is in no list.
+
+- `face_up` (per coup): one card comes out face up (`CARD,<code>,U`). Where the house voids
+  it (001) it is not in the hand and the next card takes its place; elsewhere it stays valid
+  (exposed). One per coup at most, so never both punter cards (000 rule 8).
+- `unreadable` (per coup): a card comes as `CARD,??,D`, then `BTN,ENTER,<code>`.
+- `wrong_order` (per coup): one of the first four cards carries the wrong `dest`, then
+  `BTN,OK` puts it in its place.
+- `extra_card` (per coup): after a natural (not the shoe's last coup, not near the cut card)
+  one more card comes face down before the next `DEAL`: WRONG_NUMBER after the result, and
+  the card is the next coup's first (000 rule 13).
+- `jam` (per coup): `FAULT,JAM,ON` ... `FAULT,JAM,OFF` between two coups; no effect on play.
+- `foreign_card` (per shoe): one extra copy of a card is slipped into the shoe; when the copy
+  the packs cannot hold comes out, `BTN,KEY,<badge>` and `BTN,OK` take it out of play and the
+  next card takes its place. The copies all lie well above the cut card, so the foreign card
+  never counts toward the cards left when the cut card or the end of the shoe comes.
+- `short_last_coup` (per shoe): either the cut card is placed with only 2 cards behind it
+  (CUT_CARD_MISPLACED, in the list of the coup open when it came out, and a last coup that
+  runs out), or the empty sensor reports `EMPTY` early inside the last coup (a card stuck
+  in the shoe); either way the coup is cancelled with SHORT_LAST_COUP (000 rule 24).
+
+Faults draw on their own random generator (seeded from `seed`), so `faults=None` deals
+exactly the session it always dealt.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from drivers.messages import Button, Card, Cut, Empty, Heartbeat, Hello, Message
-from shoe_daemon.cards import ALL_CODES, points, total
+from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat, Hello, Message
+from shoe_daemon.cards import ALL_CODES, CARDS_PER_PACK, points, total
 from shoe_daemon.irregularities import Code
 from shoe_daemon.profiles import get_profile
-from shoe_daemon.rules import Game, HouseProfile, Play, swiss_nine
+from shoe_daemon.rules import FaceUp, Game, HouseProfile, Play, swiss_nine
 
 MODEL = "SIM-SHOE"
 SERIAL = "SIM0001"
@@ -45,6 +73,53 @@ HEARTBEAT_CHANCE = 0.25  # a heartbeat between two coups this often
 OPTION_DRAW_CHANCE = 0.5  # CARTE rather than RESTE, a card rather than STAND, in an option
 # A free banker (every case his choice) mostly plays as the table would advise him.
 FREE_BANKER_DRAW_CHANCE = {Play.DRAW: 0.85, Play.OPTION: 0.5, Play.STAND: 0.15}
+
+SHORT_CUT_CARDS_BEHIND = 2  # short_last_coup: the cut card misplaced this near the bottom
+FOREIGN_CLEARANCE = 16  # every copy of the foreign card lies at least this far from the bottom
+SUPERVISOR_BADGES = ("4711", "S-0815", "PIT-2")
+_CARD_FAULTS = ("face_up", "unreadable", "wrong_order")
+
+
+@dataclass
+class GameFaults:
+    """Dealing errors to inject, as probabilities (0 to 1).
+
+    Per coup: `face_up`, `unreadable`, `wrong_order`, `extra_card`, `jam`.
+    Per shoe: `foreign_card`, `short_last_coup`.
+    `one_per_coup`: at most one of the card faults (face_up, unreadable, wrong_order) in a
+    coup; False lets several fall on different cards of the same coup.
+    """
+
+    face_up: float = 0
+    unreadable: float = 0
+    wrong_order: float = 0
+    extra_card: float = 0
+    jam: float = 0
+    foreign_card: float = 0
+    short_last_coup: float = 0
+    one_per_coup: bool = True
+
+    def __post_init__(self) -> None:
+        for name in self.names():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                raise ValueError(f"GameFaults.{name} must lie between 0 and 1, not {value!r}")
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The probability fields, in order."""
+        return tuple(f.name for f in fields(cls) if f.name != "one_per_coup")
+
+    @classmethod
+    def all(cls, per_coup: float = 0.05, per_shoe: float = 0.5,
+            one_per_coup: bool = True) -> GameFaults:
+        """Every fault: the per-coup ones at `per_coup`, the per-shoe ones at `per_shoe`."""
+        return cls(face_up=per_coup, unreadable=per_coup, wrong_order=per_coup,
+                   extra_card=per_coup, jam=per_coup, foreign_card=per_shoe,
+                   short_last_coup=per_shoe, one_per_coup=one_per_coup)
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, name) for name in self.names())
 
 
 @dataclass
@@ -60,19 +135,34 @@ class _ShoeRanOut(Exception):
 
 
 class _Croupier:
-    def __init__(self, profile: HouseProfile, rng: random.Random, packs_arg: int | None) -> None:
+    def __init__(self, profile: HouseProfile, rng: random.Random, packs_arg: int | None,
+                 faults: GameFaults | None = None, fault_rng: random.Random | None = None
+                 ) -> None:
         self.profile = profile
         self.rng = rng
         self.packs_arg = packs_arg
         self.punto_banco = profile.game == Game.PUNTO_BANCO
         behind = profile.cut_cards_behind
         self.cut_behind = DEFAULT_CUT_CARDS_BEHIND if behind is None else behind
+        self.faults = faults if faults else None
+        self.frng = fault_rng or random.Random()
         self.messages: list[Message] = []
         self.results: list[dict[str, Any]] = []
         self.uptime = 0
         # per shoe
         self.stack: list[str] = []
         self.cut_out = False
+        self.cut_now = self.cut_behind  # where the cut card lies in this shoe
+        self.left = 0  # cards left as the host counts them (a foreign card excepted)
+        self.copies: Counter[str] = Counter()
+        self.carried: str | None = None  # 000 rule 13: an extra card kept for the next deal
+        self.empty_after: int | None = None  # short_last_coup: EMPTY after this many cards
+        # per coup
+        self.irregularities: list[str] = []
+        self.placed = 0  # cards placed in the coup's hands
+        self.plan: dict[int, str] = {}  # placed-card index -> card fault
+        self.in_last_coup = False
+        self.pending_cut = False  # a misplaced cut card came out; the coup may be over
 
     # -- the shoe --------------------------------------------------------------------------
 
@@ -82,22 +172,77 @@ class _Croupier:
     def more(self) -> None:
         """The coup goes on (a card or a choice is due): only if the shoe has a card left."""
         if not self.stack:
+            # The host cancelled the coup as the last card was placed, before any cut card.
+            self.pending_cut = False
+            raise _ShoeRanOut
+        self._flush_cut()
+        if self.in_last_coup and self.empty_after is not None and self.placed >= self.empty_after:
+            self.empty_after = None
+            self.emit(Empty())  # the empty sensor, early: 000 rule 24 all the same
             raise _ShoeRanOut
 
-    def draw(self) -> str:
-        self.more()
-        code = self.stack.pop()
-        self.emit(Card(code, "D"))
-        self._after_card_left()
-        return code
+    def _flush_cut(self) -> None:
+        """The coup is still open after the card the cut card followed: it is in its list."""
+        if self.pending_cut:
+            self.pending_cut = False
+            self.irregularities.append(Code.CUT_CARD_MISPLACED.value)
+
+    def draw(self, side: str = "P") -> str:
+        """The next card placed in the coup, for `side` (used by a wrong-order fault)."""
+        slot = self.placed
+        self.placed += 1
+        if slot == 0 and self.carried is not None:
+            code, self.carried = self.carried, None  # routed by the host at DEAL
+            return code
+        fault = self.plan.pop(slot, None)
+        while True:
+            self.more()
+            code = self.stack.pop()
+            self.copies[code] += 1
+            if self.copies[code] > self.profile.packs:
+                # One copy more than the packs hold: a supervisor takes it out of play.
+                self.copies[code] -= 1
+                self.emit(Card(code, "D"))
+                self.emit(Button("KEY", self.frng.choice(SUPERVISOR_BADGES)))
+                self.emit(Button("OK"))
+                self.irregularities.append(Code.FOREIGN_CARD.value)
+                continue
+            self.left -= 1
+            if fault == "face_up":
+                self.emit(Card(code, "U"))
+                self.irregularities.append(Code.FACE_UP_IN_SHOE.value)
+                if self.profile.face_up is FaceUp.VOID:
+                    # 001: null and void; the next card takes its place.
+                    fault = None
+                    self._after_card_left()
+                    continue
+            elif fault == "unreadable":
+                self.emit(Card("??", "D"))
+                self.emit(Button("ENTER", code))
+                self.irregularities.append(Code.UNREADABLE_CARD.value)
+            elif fault == "wrong_order":
+                self.emit(Card(code, "D", "B" if side == "P" else "P"))
+                self.emit(Button("OK"))
+                self.irregularities.append(Code.WRONG_ORDER.value)
+            else:
+                self.emit(Card(code, "D"))
+            self._after_card_left()
+            return code
 
     def _after_card_left(self) -> None:
-        left = len(self.stack)
-        if not self.cut_out and left == self.cut_behind:
+        left = self.left
+        if not self.cut_out and left == self.cut_now:
             self.cut_out = True
             self.emit(Cut())
-        if left == 0:
+            if self._cut_misplaced(left):
+                self.pending_cut = True
+        if not self.stack:
             self.emit(Empty())
+
+    def _cut_misplaced(self, left: int) -> bool:
+        """As the coup machine judges the cut card (`CoupMachine._on_cut`)."""
+        expected = self.profile.cut_cards_behind
+        return left != expected if expected is not None else left < 6
 
     def tick(self, seconds: int) -> None:
         self.uptime += seconds
@@ -113,7 +258,21 @@ class _Croupier:
         self.rng.shuffle(stack)
         self.stack = stack  # dealt from the end: stack.pop()
         self.cut_out = False
-        if len(self.stack) <= self.cut_behind:  # degenerate: the cut card lies on top
+        self.cut_now = self.cut_behind
+        self.left = packs * CARDS_PER_PACK
+        self.copies = Counter()
+        self.carried = None
+        self.empty_after = None
+        faults = self.faults
+        if faults is not None:
+            if faults.foreign_card and self.frng.random() < faults.foreign_card:
+                self._slip_in_a_foreign_card()
+            if faults.short_last_coup and self.frng.random() < faults.short_last_coup:
+                if self.frng.random() < 0.5 and self.left > SHORT_CUT_CARDS_BEHIND:
+                    self.cut_now = SHORT_CUT_CARDS_BEHIND
+                else:
+                    self.empty_after = self.frng.randint(1, 3)
+        if self.left <= self.cut_now:  # degenerate: the cut card lies on top
             self.cut_out = True
             self.emit(Cut())
         coup_number = 0
@@ -121,16 +280,71 @@ class _Croupier:
             last = self.cut_out
             if coup_number and self.rng.random() < HEARTBEAT_CHANCE:
                 self.emit(Heartbeat(self.uptime))
+            if coup_number and faults is not None and faults.jam \
+                    and self.frng.random() < faults.jam:
+                self.emit(Fault("JAM", True))
+                self.tick(self.frng.randint(5, 30))
+                self.emit(Heartbeat(self.uptime))
+                self.emit(Fault("JAM", False))
             coup_number += 1
-            self.coup(shoe_number, coup_number, last)
+            result = self.coup(shoe_number, coup_number, last)
             self.tick(self.rng.randint(25, 90))
-            if last:
+            if last or not self.stack:
                 break
+            if faults is not None and faults.extra_card:
+                self._maybe_extra_card(result, faults.extra_card)
+        self.pending_cut = False
+
+    def _slip_in_a_foreign_card(self) -> None:
+        """One copy more of a card whose copies all lie well above the cut card."""
+        lowest: dict[str, int] = {}
+        for index, code in enumerate(self.stack):
+            lowest.setdefault(code, index)
+        candidates = sorted(c for c, i in lowest.items() if i >= FOREIGN_CLEARANCE)
+        if not candidates:
+            return
+        code = self.frng.choice(candidates)
+        self.stack.insert(self.frng.randint(FOREIGN_CLEARANCE, len(self.stack)), code)
+
+    def _maybe_extra_card(self, result: dict[str, Any], chance: float) -> None:
+        """000 rule 13: one card too many after a natural, kept for the next deal."""
+        natural = result["punter"]["natural"] or result["banker"]["natural"]
+        if not natural or result["outcome"] == "cancelled" or self.cut_out:
+            return
+        if self.left - 1 <= self.cut_now or self.frng.random() >= chance:
+            return
+        code = self.stack[-1]
+        if self.copies[code] + 1 > self.profile.packs:
+            return  # that would be the foreign card: not here
+        self.stack.pop()
+        self.copies[code] += 1
+        self.left -= 1
+        self.emit(Card(code, "D"))
+        self.carried = code
 
     # -- a coup ----------------------------------------------------------------------------
 
-    def coup(self, shoe_number: int, coup_number: int, last: bool) -> None:
+    def _plan(self) -> dict[int, str]:
+        faults = self.faults
+        if faults is None:
+            return {}
+        kinds = [k for k in _CARD_FAULTS
+                 if getattr(faults, k) and self.frng.random() < getattr(faults, k)]
+        if faults.one_per_coup and len(kinds) > 1:
+            kinds = [self.frng.choice(kinds)]
+        plan: dict[int, str] = {}
+        for kind in kinds:
+            # The first four cards always come; a third card only if a side draws.
+            slot = self.frng.randrange(4 if kind == "wrong_order" else 6)
+            plan.setdefault(slot, kind)
+        return plan
+
+    def coup(self, shoe_number: int, coup_number: int, last: bool) -> dict[str, Any]:
         profile, rng = self.profile, self.rng
+        self.irregularities = []
+        self.placed = 0
+        self.plan = self._plan()
+        self.in_last_coup = last
         self.emit(Button("DEAL"))
         bound_p = not profile.punter_free
         bound_b = not profile.banker_free
@@ -147,34 +361,38 @@ class _Croupier:
         punter: list[str] = []
         banker: list[str] = []
         outcome: str | None = None
-        irregularities: list[str] = []
         try:
-            punter.append(self.draw())
-            banker.append(self.draw())
-            punter.append(self.draw())
-            banker.append(self.draw())
+            punter.append(self.draw("P"))
+            banker.append(self.draw("B"))
+            punter.append(self.draw("P"))
+            banker.append(self.draw("B"))
             if total(punter) < 8 and total(banker) < 8:
                 self._punter_plays(punter, bound_p)
                 self._banker_plays(banker, punter, bound_b)
         except _ShoeRanOut:
             # 000 rule 24: "the coup is cancelled without loss to either side".
             outcome = "cancelled"
-            irregularities.append(Code.SHORT_LAST_COUP.value)
-        self.results.append(self._result(shoe_number, coup_number, punter, banker, last,
-                                         outcome, irregularities))
+            self.irregularities.append(Code.SHORT_LAST_COUP.value)
+        # A misplaced cut card after the deciding card is judged after the result: no list.
+        self.pending_cut = False
+        self.plan = {}
+        result = self._result(shoe_number, coup_number, punter, banker, last, outcome,
+                              self.irregularities)
+        self.results.append(result)
+        return result
 
     def _punter_plays(self, punter: list[str], bound: bool) -> None:
         ruling = self.profile.punter_ruling(total(punter), bound).play
         if ruling != Play.STAND:
             self.more()
         if ruling == Play.DRAW:
-            punter.append(self.draw())
+            punter.append(self.draw("P"))
         elif ruling == Play.OPTION:
             if self.punto_banco:
                 raise ValueError(f"{self.profile.name}: a Punto Banco rule left an option")
             if self.rng.random() < OPTION_DRAW_CHANCE:
                 self.emit(Button("CARTE"))
-                punter.append(self.draw())
+                punter.append(self.draw("P"))
             else:
                 self.emit(Button("RESTE"))
 
@@ -191,10 +409,10 @@ class _Croupier:
             takes = self.rng.random() < OPTION_DRAW_CHANCE
         else:
             if ruling == Play.DRAW:
-                banker.append(self.draw())
+                banker.append(self.draw("B"))
             return  # bound to stand: nothing more comes
         if takes:
-            banker.append(self.draw())
+            banker.append(self.draw("B"))
         else:
             self.emit(Button("STAND"))
 
@@ -230,18 +448,25 @@ def boot_id_for(seed: int) -> str:
     return f"{random.Random(seed).getrandbits(32):08x}"
 
 
+def fault_rng_for(seed: int) -> random.Random:
+    """The game faults' own generator: faults never change the croupier's other choices."""
+    return random.Random(f"hil.dealer faults {seed}")
+
+
 def deal_shoes(profile_name: str, shoes: int, seed: int, packs: int | None = None,
-               shoe_number_start: int = 1) -> Session:
+               shoe_number_start: int = 1, faults: GameFaults | None = None) -> Session:
     """Deal `shoes` whole shoes under the named house profile.
 
     `packs` overrides the profile's number of packs and is announced on `BTN,SHOE,<packs>`.
     The session opens with the shoe's `HELLO`; shoes are numbered from `shoe_number_start`.
+    `faults` injects dealing errors (see `GameFaults`); the results say what the host's coup
+    machine makes of them.
     """
     if shoes < 0:
         raise ValueError("shoes must not be negative")
     profile = get_profile(profile_name, packs)
     rng = random.Random(seed)
-    croupier = _Croupier(profile, rng, packs)
+    croupier = _Croupier(profile, rng, packs, faults, fault_rng_for(seed))
     croupier.emit(Hello(1, MODEL, SERIAL, FIRMWARE, f"{rng.getrandbits(32):08x}"))
     for n in range(shoes):
         croupier.shoe(shoe_number_start + n)

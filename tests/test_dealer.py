@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 import pytest
 
-from drivers.messages import Button, Card, Cut, Empty, Heartbeat, Hello
+from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat, Hello
 from hil.capture import Faults, write_capture
-from hil.dealer import deal_shoes
+from hil.dealer import GameFaults, deal_shoes
 from shoe_daemon.cards import ALL_CODES, is_card, points, total
 from shoe_daemon.profiles import PROFILES, get_profile
 from shoe_daemon.replay import replay_bytes
@@ -288,3 +289,186 @@ def test_replay_of_a_faulty_capture_gives_the_ground_truth(name: str) -> None:
     assert [line for line in outcome.lines if line["event"] == "coup.result"] == session.results
     others = {line.get("code") for line in outcome.lines if line["event"] != "coup.result"}
     assert others <= {"SHORT_LAST_COUP"}
+
+
+# -- game faults: the croupier's mistakes, with the coup machine's own verdict as truth -----
+
+PER_SHOE = ("foreign_card", "short_last_coup")
+FAULT_CONFIGS = {
+    **{name: GameFaults(**{name: 1.0 if name in PER_SHOE else 0.3})
+       for name in GameFaults.names()},
+    "all": GameFaults.all(0.1, 0.7),
+    "all-several-per-coup": GameFaults.all(0.25, 0.9, one_per_coup=False),
+}
+# What each fault must make the coup machine say, somewhere in a few shoes.
+EXPECTED_CODES = {
+    "face_up": {"FACE_UP_IN_SHOE"},
+    "unreadable": {"UNREADABLE_CARD"},
+    "wrong_order": {"WRONG_ORDER"},
+    "extra_card": {"WRONG_NUMBER"},
+    "jam": set(),
+    "foreign_card": {"FOREIGN_CARD"},
+    "short_last_coup": {"SHORT_LAST_COUP", "CUT_CARD_MISPLACED"},
+}
+
+
+def faulty_session(name: str, fault: str, seed: int = 11, shoes: int = 3):
+    return deal_shoes(name, shoes, seed, faults=FAULT_CONFIGS[fault])
+
+
+@pytest.mark.parametrize("fault", sorted(FAULT_CONFIGS))
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_game_faults_ground_truth_is_what_the_host_publishes(name: str, fault: str) -> None:
+    session = faulty_session(name, fault)
+    data = write_capture(session.messages, Faults.all(0.03), seed=5)
+    outcome = replay_bytes(data, name)
+    assert [ln for ln in outcome.lines if ln["event"] == "coup.result"] == session.results
+    assert outcome.final_state == "decided", "every hold was lifted, the last coup decided"
+    codes = Counter(ln["code"] for ln in outcome.lines if ln["event"] == "irregularity")
+    # Nothing the croupier did not mean: no faux tirage, no exposed card, no held DEAL.
+    allowed = set().union(*(EXPECTED_CODES[f] for f in EXPECTED_CODES if
+                            getattr(FAULT_CONFIGS[fault], f)))
+    assert set(codes) <= allowed | {"SHORT_LAST_COUP"}
+    # Every hold was lifted by the croupier's own buttons.
+    holds = [ln for ln in outcome.lines if ln["event"] == "irregularity" and ln["hold"]]
+    resolved = [ln for ln in outcome.lines if ln["event"] == "irregularity.resolved"]
+    assert [h["code"] for h in holds] == [r["code"] for r in resolved]
+
+
+@pytest.mark.parametrize("fault", sorted(EXPECTED_CODES))
+def test_each_game_fault_shows_up(fault: str) -> None:
+    seen: Counter[str] = Counter()
+    for name in sorted(PROFILES):
+        session = faulty_session(name, fault, seed=3, shoes=2)
+        outcome = replay_bytes(write_capture(session.messages), name)
+        seen.update(ln["code"] for ln in outcome.lines if ln["event"] == "irregularity")
+        if fault == "jam":
+            assert Fault("JAM", True) in session.messages
+    for code in EXPECTED_CODES[fault]:
+        assert seen[code], f"{fault} never raised {code}"
+
+
+def test_no_faults_deal_the_same_session() -> None:
+    plain = deal_shoes("zoppot-1934", 2, 77)
+    assert deal_shoes("zoppot-1934", 2, 77, faults=GameFaults()).messages == plain.messages
+    faulty = deal_shoes("zoppot-1934", 2, 77, faults=GameFaults.all(0.2, 1.0))
+    assert faulty.messages != plain.messages
+    again = deal_shoes("zoppot-1934", 2, 77, faults=GameFaults.all(0.2, 1.0))
+    assert (again.messages, again.results) == (faulty.messages, faulty.results)
+
+
+def test_game_faults_are_probabilities() -> None:
+    with pytest.raises(ValueError):
+        GameFaults(face_up=1.5)
+    with pytest.raises(ValueError):
+        GameFaults(jam=-0.1)
+    assert not GameFaults() and GameFaults(jam=0.1)
+    assert set(GameFaults.names()) == set(EXPECTED_CODES)
+
+
+def coups_of(messages: list) -> list[list]:
+    """The messages from each DEAL up to the next DEAL or SHOE."""
+    coups: list[list] = []
+    for m in messages:
+        if isinstance(m, Button) and m.name in ("DEAL", "SHOE"):
+            coups.append([] if m.name == "DEAL" else None)
+        elif coups and coups[-1] is not None:
+            coups[-1].append(m)
+    return [c for c in coups if c is not None]
+
+
+@pytest.mark.parametrize("name", ["clermont-2015", "zoppot-1934", "baden-punto-banco"])
+def test_face_up_cards(name: str) -> None:
+    """Never both punter cards face up; Clermont's face-up card is in no hand (001)."""
+    session = deal_shoes(name, 3, 8, faults=GameFaults(face_up=0.5))
+    void = get_profile(name).face_up.value == "void"
+    coups = [c for c in coups_of(session.messages) if c]
+    assert len(coups) == len(session.results)
+    up_count = 0
+    for coup, result in zip(coups, session.results, strict=True):
+        ups = [m.code for m in coup if isinstance(m, Card) and m.face == "U"]
+        assert len(ups) <= 1
+        up_count += len(ups)
+        hands = result["punter"]["cards"] + result["banker"]["cards"]
+        for code in ups:
+            assert result["irregularities"].count("FACE_UP_IN_SHOE") == 1
+            if void:
+                dealt = [m.code for m in coup if isinstance(m, Card)]
+                assert dealt.count(code) > hands.count(code)
+            else:
+                assert code in hands
+    assert up_count > 5
+
+
+def dealing_order(result: dict) -> list[str]:
+    punter, banker = result["punter"]["cards"], result["banker"]["cards"]
+    first_four = [c for pair in zip_longest(punter[:2], banker[:2]) for c in pair if c]
+    return [*first_four, *punter[2:], *banker[2:]]
+
+
+def test_extra_card_is_the_next_coups_first_card() -> None:
+    """000 rule 13: the card one too many after a natural opens the next coup."""
+    session = deal_shoes("baden", 3, 21, faults=GameFaults(extra_card=0.6))
+    coups = coups_of(session.messages)
+    results = session.results
+    extras = 0
+    carried = False
+    for i, (coup, result) in enumerate(zip(coups, results, strict=True)):
+        wire = [m.code for m in coup if isinstance(m, Card)]
+        expected = dealing_order(result)[1 if carried else 0:]
+        carried = len(wire) == len(expected) + 1
+        if not carried:
+            assert wire == expected
+            continue
+        extras += 1
+        assert wire[:-1] == expected
+        assert result["punter"]["natural"] or result["banker"]["natural"]
+        following = results[i + 1]
+        assert following["shoe"] == result["shoe"] and not result["last_coup"]
+        assert following["punter"]["cards"][0] == wire[-1]
+        assert "WRONG_NUMBER" not in result["irregularities"] + following["irregularities"]
+    assert extras > 2
+    outcome = replay_bytes(write_capture(session.messages), "baden")
+    assert sum(ln.get("code") == "WRONG_NUMBER" for ln in outcome.lines) == extras
+
+
+def test_foreign_card_is_one_copy_too_many() -> None:
+    """One copy more than the packs hold comes out; it is in no hand."""
+    session = deal_shoes("eight-pack", 2, 4, packs=2, faults=GameFaults(foreign_card=1.0))
+    for shoe_number in (1, 2):
+        hands: Counter[str] = Counter()
+        for r in session.results:
+            if r["shoe"] == shoe_number:
+                hands.update(r["punter"]["cards"] + r["banker"]["cards"])
+        assert max(hands.values()) <= 2
+    per_shoe = [[m.code for m in shoe] for shoe in cards_by_shoe(session.messages)]
+    for codes in per_shoe:
+        counts = Counter(codes)
+        assert [n for n in counts.values() if n > 2] == [3]
+    foreign = [r for r in session.results if "FOREIGN_CARD" in r["irregularities"]]
+    assert len(foreign) == 2
+    assert any(isinstance(m, Button) and m.name == "KEY" for m in session.messages)
+
+
+def cards_by_shoe(messages: list) -> list[list[Card]]:
+    shoes: list[list[Card]] = []
+    for m in messages:
+        if isinstance(m, Button) and m.name == "SHOE":
+            shoes.append([])
+        elif isinstance(m, Card):
+            shoes[-1].append(m)
+    return shoes
+
+
+@pytest.mark.parametrize("name", ["zoppot-1934", "clermont-2015"])
+def test_short_last_coup_is_cancelled(name: str) -> None:
+    session = deal_shoes(name, 6, 9, faults=GameFaults(short_last_coup=1.0))
+    last = [r for r in session.results if r["last_coup"]]
+    cancelled = [r for r in session.results if r["outcome"] == "cancelled"]
+    assert cancelled and all(r["irregularities"][-1] == "SHORT_LAST_COUP" for r in cancelled)
+    assert len(last) <= 6 and sum(isinstance(m, Cut) for m in session.messages) == 6
+    outcome = replay_bytes(write_capture(session.messages), name)
+    cuts = [ln for ln in outcome.lines if ln.get("code") == "CUT_CARD_MISPLACED"]
+    assert cuts, "the cut card placed two from the bottom is misplaced everywhere"
+    assert sum(r["irregularities"].count("CUT_CARD_MISPLACED") for r in session.results) \
+        <= len(cuts)
