@@ -1,0 +1,161 @@
+"""Latency from a coup's deciding frame to its line in the results file, through the real
+daemon process over a real pty.
+
+The bench plays the shoe: it writes dealt shoes frame by frame into a pty and notes the
+time right after the last byte of each deciding frame is written. The daemon's results file
+is a FIFO the bench reads, so each result line is timestamped the moment it arrives. Two
+paces: a croupier's (frames well apart, so each is handled alone) and line rate (frames as
+fast as the baud rate carries them: any backlog would show as latency growing along the run).
+
+    .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from drivers.framing import encode  # noqa: E402
+from drivers.messages import Hello, Message  # noqa: E402
+from hil.dealer import deal_shoes  # noqa: E402
+from shoe_daemon.coup import CoupMachine  # noqa: E402
+from shoe_daemon.profiles import get_profile  # noqa: E402
+
+
+def deciding_indexes(messages: list[Message], profile: str) -> list[int]:
+    """Which messages make the machine publish a coup.result (the deciding frames)."""
+    machine = CoupMachine(get_profile(profile))
+    out = []
+    for i, m in enumerate(messages):
+        before = sum(1 for e in machine.events if e["event"] == "coup.result")
+        machine.handle(m)
+        after = sum(1 for e in machine.events if e["event"] == "coup.result")
+        out += [i] * (after - before)
+    return out
+
+
+def machine_name() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+
+
+def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> list[float]:
+    session = deal_shoes(profile, shoes=max(1, coups // 60 + 1), seed=seed)
+    messages: list[Message] = session.messages
+    decide = deciding_indexes(messages, profile)[:coups]
+    messages = messages[: decide[-1] + 1]
+    with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
+        work = Path(tmp)
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        (work / "shoe").symlink_to(os.ttyname(slave))
+        fifo = work / "results.fifo"
+        os.mkfifo(fifo)
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
+             "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
+             "--results", str(fifo), "--log-format", "json"],
+            cwd=ROOT, stderr=subprocess.DEVNULL,
+        )
+        results_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        buf = b""
+        arrivals: list[float] = []
+
+        def drain(wait: float) -> None:
+            nonlocal buf
+            ready, _, _ = select.select([results_fd, master], [], [], wait)
+            now = time.perf_counter()
+            if master in ready:
+                os.read(master, 65536)  # ACKs and LAMPs: keep the pty from filling
+            if results_fd in ready:
+                buf += os.read(results_fd, 65536)
+                *lines, buf = buf.split(b"\n")
+                arrivals.extend(now for line in lines if b'"coup.result"' in line)
+
+        try:
+            time.sleep(1.0)  # the daemon opens the port
+            written: list[float] = []
+            seconds_per_byte = 10.0 / baud if baud else 0.0
+            seq = 0
+            line_free = time.perf_counter()
+            for i, message in enumerate(messages):
+                if isinstance(message, Hello):
+                    seq = 0
+                frame = encode(seq, message)
+                seq = (seq + 1) % 65536
+                if seconds_per_byte:  # the line carries the frame no faster than its baud
+                    line_free = max(line_free, time.perf_counter()) + len(frame) * seconds_per_byte
+                    while time.perf_counter() < line_free:
+                        drain(max(0.0, line_free - time.perf_counter()))
+                os.write(master, frame)
+                t = time.perf_counter()
+                written += [t] * decide.count(i) if i in decide else []
+                if gap:
+                    end = t + gap
+                    while time.perf_counter() < end:
+                        drain(max(0.0, end - time.perf_counter()))
+                else:
+                    drain(0)
+            deadline = time.perf_counter() + 10
+            while len(arrivals) < len(written) and time.perf_counter() < deadline:
+                drain(0.1)
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(10)
+            os.close(master)
+            os.close(slave)
+            os.close(results_fd)
+    if len(arrivals) != len(written):
+        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived")
+    return [(a - w) * 1000 for a, w in zip(arrivals, written, strict=True)]
+
+
+def report(name: str, ms: list[float]) -> dict[str, float]:
+    q = statistics.quantiles(ms, n=100)
+    half = len(ms) // 2
+    figures = {"n": len(ms), "p50_ms": round(q[49], 3), "p99_ms": round(q[98], 3),
+               "max_ms": round(max(ms), 3),
+               "p50_first_half_ms": round(statistics.median(ms[:half]), 3),
+               "p50_second_half_ms": round(statistics.median(ms[half:]), 3)}
+    print(f"{name:28} " + json.dumps(figures))
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="baden")
+    parser.add_argument("--coups", type=int, default=300)
+    parser.add_argument("--gap", type=float, default=0.02,
+                        help="seconds between frames at a croupier's pace")
+    parser.add_argument("--baud", type=int, default=115200)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    print("machine:", machine_name())
+    report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed))
+    report(f"line rate {args.baud} baud", run(args.profile, args.coups, 0, args.baud, args.seed))
+    report("line rate 921600 baud", run(args.profile, args.coups, 0, 921600, args.seed))
+
+
+if __name__ == "__main__":
+    main()

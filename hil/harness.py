@@ -1,0 +1,176 @@
+"""Hardware in the loop: the real daemon process against the simulated shoe process.
+
+`run_table(...)` starts `python -m hil.shoe` (a pty or a simulated USB device), starts
+`shoe-daemon run` on it, waits for the shoe to deal everything and be acknowledged, stops
+the daemon with SIGTERM, and returns the daemon's published results beside the shoe's
+ground truth. `python -m hil.harness demo` is the README's live table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class TableRun:
+    results: list[dict[str, Any]]
+    truth: list[dict[str, Any]]
+    shoe_rc: int
+    daemon_rc: int
+    daemon_log: str
+    shoe_log: str
+    workdir: Path
+    lamps: list[str] = field(default_factory=list)
+
+    @property
+    def coup_results(self) -> list[dict[str, Any]]:
+        return [r for r in self.results if r["event"] == "coup.result"]
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def start_shoe(
+    workdir: Path,
+    profile: str,
+    *,
+    shoes: int = 1,
+    seed: int = 1,
+    faults: list[str] | tuple[str, ...] = (),
+    pace: float | None = None,
+    baud: int | None = None,
+    usb: bool = False,
+    packs: int | None = None,
+    extra: list[str] | tuple[str, ...] = (),
+) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    """Start the simulated shoe; return the process and the JSON line it announced."""
+    cmd = [sys.executable, "-m", "hil.shoe", "--profile", profile, "--shoes", str(shoes),
+           "--seed", str(seed), "--capture", str(workdir / "shoe.cap"),
+           "--truth", str(workdir / "truth.jsonl"), "--lamp-log", str(workdir / "lamps.log")]
+    cmd += ["--usb-socket", str(workdir / "usb.sock")] if usb else [
+        "--pty-link", str(workdir / "shoe")]
+    if packs:
+        cmd += ["--packs", str(packs)]
+    if pace is not None:
+        cmd += ["--pace", str(pace)]
+    if baud is not None:
+        cmd += ["--baud", str(baud)]
+    for fault in faults:
+        cmd += ["--fault", fault]
+    cmd += list(extra)
+    shoe_err = (workdir / "shoe.log").open("w")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=shoe_err, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(5)
+        raise RuntimeError(f"simulated shoe did not start: {(workdir / 'shoe.log').read_text()}")
+    return proc, json.loads(line)
+
+
+def start_daemon(
+    workdir: Path, profile: str, *, usb: bool = False, results: str | None = None,
+    extra: list[str] | tuple[str, ...] = (),
+) -> subprocess.Popen[str]:
+    cmd = [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
+           "--state-dir", str(workdir / "state"),
+           "--results", results or str(workdir / "results.jsonl"),
+           "--log-format", "json", "--reconnect-min", "0.05", "--reconnect-max", "0.5"]
+    env = dict(os.environ)
+    if usb:
+        cmd += ["--transport", "usb", "--usb-backend", "hil.usb_device:from_environment"]
+        env["SHOE_SIM_USB_SOCKET"] = str(workdir / "usb.sock")
+    else:
+        cmd += ["--port", str(workdir / "shoe")]
+    cmd += list(extra)
+    log = (workdir / "daemon.log").open("w")
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=None if results == "-" else subprocess.DEVNULL,
+                            stderr=log, text=True, env=env)
+
+
+def stop(proc: subprocess.Popen[str], timeout: float = 10.0) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
+def run_table(
+    workdir: Path, profile: str, *, timeout: float = 120.0, usb: bool = False,
+    shoe_args: dict[str, Any] | None = None,
+) -> TableRun:
+    """One whole HIL run; returns what the daemon published and what it should have."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    shoe, _ = start_shoe(workdir, profile, usb=usb, **(shoe_args or {}))
+    daemon = start_daemon(workdir, profile, usb=usb)
+    try:
+        shoe_rc = shoe.wait(timeout)
+    except subprocess.TimeoutExpired:
+        shoe.kill()
+        shoe_rc = shoe.wait()
+    daemon_rc = stop(daemon)
+    stop(shoe)
+    lamps_path = workdir / "lamps.log"
+    return TableRun(
+        results=_jsonl(workdir / "results.jsonl"),
+        truth=_jsonl(workdir / "truth.jsonl"),
+        shoe_rc=shoe_rc,
+        daemon_rc=daemon_rc,
+        daemon_log=(workdir / "daemon.log").read_text(),
+        shoe_log=(workdir / "shoe.log").read_text(),
+        workdir=workdir,
+        lamps=lamps_path.read_text().split() if lamps_path.exists() else [],
+    )
+
+
+def demo(profile: str, shoes: int, pace: float, seed: int) -> int:
+    """A live table: the simulated shoe deals at a croupier's pace, the daemon prints results."""
+    with tempfile.TemporaryDirectory(prefix="shoe-demo-") as tmp:
+        workdir = Path(tmp)
+        shoe, hello = start_shoe(workdir, profile, shoes=shoes, seed=seed, pace=pace)
+        print(f"simulated shoe on {hello.get('pty')} (link {workdir / 'shoe'}); "
+              f"daemon log in {workdir / 'daemon.log'}; Ctrl-C to stop", file=sys.stderr)
+        daemon = start_daemon(workdir, profile, results="-")
+        try:
+            while shoe.poll() is None and daemon.poll() is None:
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stop(shoe)
+            stop(daemon)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hil.harness", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("demo", help="a live table: simulated shoe and daemon together")
+    d.add_argument("--profile", default="baden")
+    d.add_argument("--shoes", type=int, default=1)
+    d.add_argument("--pace", type=float, default=0.15, help="seconds between shoe messages")
+    d.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    args = parser.parse_args(argv)
+    return demo(args.profile, args.shoes, args.pace, args.seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
