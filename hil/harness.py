@@ -143,6 +143,10 @@ def run_table(
 
 def demo(profile: str, shoes: int, pace: float, seed: int) -> int:
     """A live table: the simulated shoe deals at a croupier's pace, the daemon prints results."""
+    def _stop(*_: Any) -> None:
+        raise KeyboardInterrupt  # SIGTERM too: stop both children and remove the folder
+
+    signal.signal(signal.SIGTERM, _stop)
     with tempfile.TemporaryDirectory(prefix="shoe-demo-") as tmp:
         workdir = Path(tmp)
         shoe, hello = start_shoe(workdir, profile, shoes=shoes, seed=seed, pace=pace)
