@@ -98,7 +98,7 @@ def start_daemon(
     else:
         cmd += ["--port", str(workdir / "shoe")]
     cmd += list(extra)
-    log = (workdir / "daemon.log").open("w")
+    log = (workdir / "daemon.log").open("a")  # restarts append: one log per run
     return subprocess.Popen(cmd, cwd=ROOT, stdout=None if results == "-" else subprocess.DEVNULL,
                             stderr=log, text=True, env=env)
 

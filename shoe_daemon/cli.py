@@ -36,25 +36,24 @@ def _run(args: argparse.Namespace) -> int:
         print(f"shoe-daemon run: setting 'state_dir': {e}", file=sys.stderr)
         return 2
     logs.configure(settings.log_format)
-    try:
-        results = sys.stdout if settings.results == "-" else open(settings.results, "a")  # noqa: SIM115
-    except OSError as e:
-        print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
-        return 2
     from shoe_daemon.daemon import Daemon, make_transport
+    from shoe_daemon.ledger import LedgerError
 
     try:
         transport = make_transport(settings)
     except (ValueError, ImportError, AttributeError) as e:
         print(f"shoe-daemon run: transport: {e}", file=sys.stderr)
         return 2
-    daemon = Daemon(settings, transport, results)
-    daemon.install_signal_handlers()
     try:
-        return daemon.run()
-    finally:
-        if results is not sys.stdout:
-            results.close()
+        daemon = Daemon(settings, transport)
+    except LedgerError as e:
+        print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
+        return 2
+    daemon.install_signal_handlers()
+    return daemon.run()
 
 
 def main(argv: list[str] | None = None) -> int:

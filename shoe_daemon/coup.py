@@ -21,7 +21,7 @@ the shoe sends waits, in order, and is played once the hold is lifted.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +143,25 @@ class CoupMachine:
         )
 
     # ---- input ---------------------------------------------------------------------------
+
+    def restore(self, messages: Iterable[Message], shoes_before: int) -> list[dict[str, Any]]:
+        """Rebuild the state from recorded messages (the ledger's, since the last BTN,SHOE).
+
+        The machine depends on nothing but the profile and the messages, so playing them
+        again brings back the coup in progress, holds and queue included. Returns the lines
+        that replay produced, for the caller to hold against what was recorded; they are
+        not published again.
+        """
+        emit, produced = self._emit, []
+        self._emit = produced.append
+        self._shoes = shoes_before
+        try:
+            for message in messages:
+                self.handle(message)
+        finally:
+            self._emit = emit
+        return produced
+
 
     def handle(self, message: Message) -> None:
         if self.state == "on_hold" and not self._lifts_hold(message):

@@ -1,17 +1,25 @@
 """`shoe-daemon run`: the live service. One loop reads the shoe, decodes and delivers frames
-in order, acknowledges them, plays them through the coup machine, publishes what it
-decides, and drives the shoe's lamp.
+in order, plays them through the coup machine, commits frames and what they decided to the
+audit ledger, and only then acknowledges, publishes and drives the shoe's lamp.
 
 Like pyserial's `serial.threaded`, bytes go from a reader to a protocol object; here the
-loop is single-threaded so that a frame's effects (result, ACK, lamp) happen in order and a
-hung loop is one thing a watchdog can see.
+loop is single-threaded so that a frame's effects happen in one order and a hung loop is
+one thing a watchdog can see.
+
+Crash safety (docs/audit.md): the ledger is the truth. A frame is acknowledged only once it
+is committed, so the shoe resends whatever a crash lost. On start the coup machine is
+rebuilt by playing the ledger's frames again, delivery resumes after the last recorded
+frame, and the results file gets exactly the recorded lines it is missing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
+import os
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -21,15 +29,17 @@ import structlog
 
 from drivers.delivery import RESET, Receiver
 from drivers.framing import FrameDecoder, SequenceNumbers, encode
-from drivers.messages import Ack, Fault, Hello, Lamp
+from drivers.messages import SHOE_TO_HOST, Ack, Button, Fault, Hello, Lamp, Message, parse
 from drivers.transport import Transport, TransportLost
 from shoe_daemon import __version__
 from shoe_daemon.config import Config
 from shoe_daemon.coup import CoupMachine
+from shoe_daemon.ledger import Ledger, LedgerError
 from shoe_daemon.profiles import get_profile
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
 STATS_EVERY = 60.0  # s between line-statistics log lines (when something changed)
+CLOCK_STEP_NS = 1_000_000_000  # wall clock moving 1 s off the monotonic clock is a step
 
 
 def make_transport(config: Config) -> Transport:
@@ -54,13 +64,33 @@ def make_transport(config: Config) -> Transport:
     return SerialTransport(config.port, config.baud)
 
 
+def code_sha256() -> str:
+    """A hash of the installed code (shoe_daemon and drivers), recorded at every start."""
+    digest = hashlib.sha256()
+    for package in ("shoe_daemon", "drivers"):
+        root = Path(importlib.import_module(package).__file__ or "").parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(f"{package}/{path.relative_to(root)}\n".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def frame_body(seq: int, message: Message) -> dict[str, Any]:
+    return {"seq": seq, "type": message.TYPE, "fields": list(message.fields())}
+
+
+def frame_message(body: dict[str, Any]) -> Message:
+    return parse(body["type"], body["fields"], SHOE_TO_HOST)
+
+
 class Daemon:
-    def __init__(self, config: Config, transport: Transport, results: TextIO) -> None:
+    def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
+                 results: TextIO | None = None) -> None:
         self.config = config
         self.transport = transport
-        self.results = results
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
-        self.machine = CoupMachine(get_profile(config.profile), emit=self._publish)
+        self.ledger = ledger or Ledger(config.state_dir)
+        self.machine = CoupMachine(get_profile(config.profile), emit=self._collect)
         self.decoder = FrameDecoder()
         self.receiver = Receiver()
         self.host_seq = SequenceNumbers()
@@ -68,13 +98,83 @@ class Daemon:
         self.lamp_sent: str | None = None
         self.boot_id: str | None = None
         self.stop_event = threading.Event()
+        self._lines: list[dict[str, Any]] = []  # decided by the batch being played
+        self._backlog: list[tuple[str, dict[str, Any]]] = []  # records not yet committed
+        self._ledger_down = False
+        self._stale = False  # the machine ran ahead of a failed commit: rebuild before playing
+        self._clock_offset = time.time_ns() - time.monotonic_ns()
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        self.capture_path: Path = captures / f"{stamp}.cap"
+        self.capture_path: Path = captures / f"{stamp}-{os.getpid()}.cap"
         self.capture = self.capture_path.open("ab")
         self._stats_at = time.monotonic()
         self._stats_last: tuple[int, ...] = ()
+        self.results = results if results is not None else self._open_results()
+
+    # ---- start: the ledger is the truth --------------------------------------------------
+
+    def _open_results(self) -> TextIO:
+        if self.config.results == "-":
+            return sys.stdout
+        return open(self.config.results, "a+", encoding="utf-8")
+
+    def restore(self) -> None:
+        """Verify the ledger, rebuild the coup machine and delivery, complete the results file."""
+        count = self.ledger.verify()
+        self._rebuild()
+        republished = self._complete_results()
+        self.log.info("ledger.restored", records=count, state=self.machine.state,
+                      republished=republished, **self._where())
+        if self.machine.state not in ("no_shoe", "waiting_for_stakes", "decided"):
+            self._backlog.append(("restore", {"state": self.machine.state, **self._where()}))
+
+    def _rebuild(self) -> None:
+        """Machine and delivery as the ledger has them: its frames since the last BTN,SHOE."""
+        shoes, start, last = 0, 1, None
+        for record in self.ledger.records(kinds=("frame",)):
+            if record.body["type"] == "BTN" and record.body["fields"][:1] == ["SHOE"]:
+                shoes, start = shoes + 1, record.idx
+            last = record.body
+        self.machine = CoupMachine(self.machine.profile, emit=self._collect)
+        self.receiver = Receiver()
+        self._stale = False
+        if last is None:
+            return
+        frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
+        replayed = self.machine.restore(frames, max(shoes - 1, 0))
+        recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
+        if replayed != recorded:
+            self.log.error("ledger.replay_mismatch", replayed=len(replayed),
+                           recorded=len(recorded))
+        boot = self._last_boot_id()
+        self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot)
+        self.boot_id = boot
+
+    def _last_boot_id(self) -> str | None:
+        boot = None
+        for record in self.ledger.records(kinds=("frame",)):
+            if record.body["type"] == "HELLO":
+                boot = record.body["fields"][4]
+        return boot
+
+    def _complete_results(self) -> int:
+        """Append the recorded lines the results file lacks (a crash between commit and write)."""
+        if self.results is sys.stdout:
+            return 0
+        self.results.seek(0)
+        text = self.results.read()
+        if text and not text.endswith("\n"):  # torn by a crash mid-write: drop the tail
+            whole = text[: text.rfind("\n") + 1]
+            self.results.truncate(len(whole.encode()))
+            text = whole
+        have = text.count("\n")
+        missing = [r.body["line"] for r in self.ledger.records(kinds=("result",))][have:]
+        for line in missing:
+            self.results.write(json.dumps(line) + "\n")
+        self.results.flush()
+        os.fsync(self.results.fileno())
+        return len(missing)
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -86,13 +186,17 @@ class Daemon:
         signal.signal(signal.SIGINT, self.stop)
 
     def run(self) -> int:
-        self.log.info(
-            "daemon.start",
-            version=__version__,
-            profile=self.config.profile,
-            transport=self.transport.name,
-            capture=str(self.capture_path),
-        )
+        try:
+            self.restore()
+            self._record("daemon.start", {
+                "version": __version__, "code_sha256": code_sha256(), "table": self.config.table,
+                "profile": self.config.profile, "config": self.config.as_dict(), "pid": os.getpid(),
+            })
+        except LedgerError as e:
+            self.log.error("ledger.unusable", error=str(e))
+            return 1
+        self.log.info("daemon.start", version=__version__, profile=self.config.profile,
+                      transport=self.transport.name, capture=str(self.capture_path))
         wait = self.config.reconnect_min
         down_since: float | None = None
         try:
@@ -104,12 +208,15 @@ class Daemon:
                         if down_since is None:
                             down_since = time.monotonic()
                             self.log.warning("shoe.unavailable", error=str(e), retry_in=wait)
+                            self._record("transport", {"event": "unavailable", "detail": str(e)})
                         self.stop_event.wait(wait)
                         wait = min(wait * 2, self.config.reconnect_max)
                         continue
                     outage = None if down_since is None else time.monotonic() - down_since
                     self.log.info("shoe.connected", transport=self.transport.name,
                                   after_s=None if outage is None else round(outage, 3))
+                    self._record("transport", {"event": "connected",
+                                               "detail": self.transport.name})
                     wait, down_since = self.config.reconnect_min, None
                     self.lamp_sent = None
                 try:
@@ -117,6 +224,7 @@ class Daemon:
                     self._serve_once()
                 except TransportLost as e:
                     self.log.warning("shoe.lost", error=str(e), **self._where())
+                    self._record("transport", {"event": "lost", "detail": str(e)})
                     self.transport.close()
                     down_since = time.monotonic()
         except Exception:
@@ -125,6 +233,7 @@ class Daemon:
             return 1
         finally:
             self.transport.close()
+            self._record("daemon.stop", self._where())
             self._log_stats(force=True)
             self.capture.close()
             self.results.flush()
@@ -137,17 +246,72 @@ class Daemon:
         data = self.transport.read(READ_TIMEOUT)
         if data:
             self.capture.write(data)
+            if self._stale:
+                try:
+                    self._rebuild()
+                except LedgerError:
+                    return  # still unreadable: acknowledge nothing, the shoe keeps resending
+            records: list[tuple[str, dict[str, Any]]] = []
+            acks: list[int] = []
             for frame in self.decoder.feed(data):
                 verdict = self.receiver.receive(frame)
                 if verdict.accepted:
                     self.frame = frame.seq
                     self._note(frame.message, verdict.kind)
+                    records.append(("frame", frame_body(frame.seq, frame.message)))
                     self.machine.handle(frame.message)
+                    records += [("result", {"line": line}) for line in self._lines]
+                    self._lines.clear()
                 if verdict.ack is not None:
-                    self.transport.write(encode(self.host_seq.next(), Ack(verdict.ack)))
+                    acks.append(verdict.ack)
+            self._check_clock()
+            if records and not self._commit(records):
+                self._send_lamp()
+                return  # nothing acknowledged: the shoe resends once the ledger takes it
+            for _, body in records:
+                if "line" in body:
+                    self._publish(body["line"])
+            for ack in acks:
+                self.transport.write(encode(self.host_seq.next(), Ack(ack)))
             self._send_lamp()
             self.capture.flush()
+        elif self._backlog:
+            self._commit([])
         self._log_stats()
+
+    def _commit(self, records: list[tuple[str, dict[str, Any]]]) -> bool:
+        """Records (with any backlog first) durably in the ledger, or roll the game back."""
+        try:
+            self.ledger.append_many(self._backlog + records)
+        except LedgerError as e:
+            if not self._ledger_down:
+                self.log.error("ledger.write_failed", error=str(e), **self._where())
+            self._ledger_down = True
+            self._stale = self._stale or bool(records)  # the machine ran ahead of the ledger
+            return False
+        self._backlog.clear()
+        if self._ledger_down:
+            self._ledger_down = False
+            self.log.info("ledger.recovered", **self._where())
+        return True
+
+    def _record(self, kind: str, body: dict[str, Any]) -> None:
+        """An event with no frame behind it: committed now if the ledger takes it, else later."""
+        self._backlog.append((kind, body))
+        try:
+            self.ledger.append_many(self._backlog)
+            self._backlog.clear()
+        except LedgerError as e:
+            if not self._ledger_down:
+                self.log.error("ledger.write_failed", error=str(e), **self._where())
+            self._ledger_down = True
+
+    def _check_clock(self) -> None:
+        offset = time.time_ns() - time.monotonic_ns()
+        if abs(offset - self._clock_offset) > CLOCK_STEP_NS:
+            self._backlog.append(("clock.step", {"jump_ns": offset - self._clock_offset}))
+            self.log.warning("clock.step", jump_s=round((offset - self._clock_offset) / 1e9, 3))
+        self._clock_offset = offset
 
     def _note(self, message: object, kind: str) -> None:
         if isinstance(message, Hello):
@@ -159,15 +323,20 @@ class Daemon:
                 boot_id=message.boot_id, **self._where())
         elif isinstance(message, Fault):
             self.log.warning("shoe.fault", code=message.code, on=message.on, **self._where())
+        elif isinstance(message, Button) and message.name == "KEY":
+            self.log.info("supervisor.key", badge=message.arg, **self._where())
 
     def _send_lamp(self) -> None:
-        lamp = self.machine.lamp
+        lamp = "RED" if self._ledger_down else self.machine.lamp
         if lamp != self.lamp_sent:
             self.transport.write(encode(self.host_seq.next(), Lamp(lamp)))
             self.lamp_sent = lamp
 
+    def _collect(self, line: dict[str, Any]) -> None:
+        self._lines.append(line)
+
     def _publish(self, line: dict[str, Any]) -> None:
-        """A validated result or irregularity: to the results file, then the log."""
+        """A recorded result or irregularity: to the results file, then the log."""
         self.results.write(json.dumps(line) + "\n")
         self.results.flush()
         event = line["event"]

@@ -116,7 +116,7 @@ def test_a_coup_is_acknowledged_published_and_lamped(tmp_path, shoe):
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     events = [json.loads(line)["event"] for line in err.splitlines()]
-    assert events[0] == "daemon.start" and events[-1] == "daemon.stop"
+    assert events[:2] == ["ledger.restored", "daemon.start"] and events[-1] == "daemon.stop"
     assert "shoe.hello" in events and "coup.result" in events
     result_log = next(json.loads(x) for x in err.splitlines() if '"coup.result"' in x)
     assert result_log["table"] == "table-1" and result_log["shoe"] == 1
@@ -213,10 +213,9 @@ def test_a_shoe_lost_right_after_opening_is_reopened(tmp_path):
     from shoe_daemon.daemon import Daemon
 
     settings = config.Config(**{s.name: s.default for s in config.SETTINGS} | {
-        "profile": "baden", "state_dir": tmp_path, "results": "-", "reconnect_min": 0.01,
-        "reconnect_max": 0.01})
-    results = (tmp_path / "results.jsonl").open("a")
-    d = Daemon(settings, _VanishingTransport(lambda: d.stop()), results)
+        "profile": "baden", "state_dir": tmp_path, "results": str(tmp_path / "r.jsonl"),
+        "reconnect_min": 0.01, "reconnect_max": 0.01})
+    d = Daemon(settings, _VanishingTransport(lambda: d.stop()))
     d.transport.stop = d.stop
     assert d.run() == 0
     assert d.transport.opens == 3

@@ -1,0 +1,212 @@
+"""The audit ledger: every event at the table, append-only, chained and sealed, in SQLite.
+
+Why this shape (docs/audit.md has the whole argument):
+- SQLite in WAL mode with `synchronous=FULL`: a committed record survives power loss.
+- Triggers refuse UPDATE and DELETE, and an INSERT whose index is not the next one, so the
+  index is gap-free and the table append-only even for a careless operator with `sqlite3`.
+- Each record's `hash` is SHA-256 over the previous record's hash and the record's canonical
+  encoding: a modified, deleted, inserted or reordered record breaks the chain after it.
+- Each hash is sealed with HMAC-SHA256 under a key only the daemon can read: whoever edits
+  the database file cannot rebuild a valid chain without the key. Exports are additionally
+  signed with the table's Ed25519 key so a regulator needs no secret (shoe_daemon.audit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+GENESIS = "0" * 64
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    idx     INTEGER PRIMARY KEY,
+    wall_ns INTEGER NOT NULL,
+    mono_ns INTEGER NOT NULL,
+    boot    TEXT    NOT NULL,
+    kind    TEXT    NOT NULL,
+    body    TEXT    NOT NULL,
+    prev    TEXT    NOT NULL,
+    hash    TEXT    NOT NULL,
+    mac     TEXT    NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS records_append_only_update BEFORE UPDATE ON records
+BEGIN SELECT RAISE(ABORT, 'the audit ledger is append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS records_append_only_delete BEFORE DELETE ON records
+BEGIN SELECT RAISE(ABORT, 'the audit ledger is append-only: DELETE refused'); END;
+CREATE TRIGGER IF NOT EXISTS records_gap_free BEFORE INSERT ON records
+WHEN NEW.idx IS NOT (SELECT COALESCE(MAX(idx), 0) + 1 FROM records)
+BEGIN SELECT RAISE(ABORT, 'the audit ledger index must be gap-free'); END;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class LedgerError(Exception):
+    """The ledger cannot be written (disk full, read-only, I/O error) or read."""
+
+
+class LedgerCorrupt(LedgerError):
+    """Verification failed; `index` names the first bad record."""
+
+    def __init__(self, index: int, why: str):
+        super().__init__(f"record {index}: {why}")
+        self.index = index
+        self.why = why
+
+
+def canonical(value: Any) -> str:
+    """One byte-exact JSON text per value: sorted keys, no spaces, UTF-8 as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    idx: int
+    wall_ns: int
+    mono_ns: int
+    boot: str
+    kind: str
+    body: dict[str, Any]
+    prev: str
+    hash: str
+    mac: str
+
+    def content(self) -> str:
+        return canonical({"idx": self.idx, "wall_ns": self.wall_ns, "mono_ns": self.mono_ns,
+                          "boot": self.boot, "kind": self.kind, "body": self.body})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"idx": self.idx, "wall_ns": self.wall_ns, "mono_ns": self.mono_ns,
+                "boot": self.boot, "kind": self.kind, "body": self.body, "prev": self.prev,
+                "hash": self.hash, "mac": self.mac}
+
+
+def chain_hash(prev: str, content: str) -> str:
+    return hashlib.sha256(f"{prev}\n{content}".encode()).hexdigest()
+
+
+def seal(key: bytes, digest: str) -> str:
+    return hmac.new(key, digest.encode(), hashlib.sha256).hexdigest()
+
+
+def check_record(record: Record, prev: str, key: bytes | None) -> str | None:
+    """Why this record does not follow `prev` (None if it does)."""
+    if record.prev != prev:
+        return "its prev does not match the previous record's hash (deleted, inserted or reordered)"
+    if chain_hash(prev, record.content()) != record.hash:
+        return "its content does not match its hash (modified)"
+    if key is not None and not hmac.compare_digest(seal(key, record.hash), record.mac):
+        return "its seal does not match (rewritten without the ledger key)"
+    return None
+
+
+def load_key(path: Path) -> bytes:
+    """The HMAC key, made on first use, readable by the daemon's user alone (0600)."""
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except FileNotFoundError:
+        pass
+    key = secrets.token_bytes(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(key.hex() + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return key
+
+
+class Ledger:
+    """Append-only, chained, sealed records. `append_many` is one durable transaction."""
+
+    def __init__(self, state_dir: Path, key: bytes | None = None):
+        state_dir.mkdir(parents=True, exist_ok=True)
+        self.path = state_dir / "ledger.sqlite3"
+        self.key = key if key is not None else load_key(state_dir / "ledger.key")
+        self.boot = uuid.uuid4().hex[:16]  # this process: monotonic times compare within it
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
+                            (str(SCHEMA_VERSION),))
+            row = self.db.execute("SELECT idx, hash FROM records ORDER BY idx DESC LIMIT 1")
+            last = row.fetchone()
+        except sqlite3.Error as e:
+            raise LedgerError(f"{self.path}: {e}") from e
+        self.last_idx, self.last_hash = (last[0], last[1]) if last else (0, GENESIS)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def append(self, kind: str, body: dict[str, Any]) -> Record:
+        return self.append_many([(kind, body)])[-1]
+
+    def append_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> list[Record]:
+        """Commit all or none; on failure the ledger is as before and LedgerError is raised."""
+        records: list[Record] = []
+        idx, prev = self.last_idx, self.last_hash
+        wall, mono = time.time_ns(), time.monotonic_ns()
+        for kind, body in items:
+            idx += 1
+            partial = Record(idx, wall, mono, self.boot, kind, body, prev, "", "")
+            digest = chain_hash(prev, partial.content())
+            records.append(Record(idx, wall, mono, self.boot, kind, body, prev, digest,
+                                  seal(self.key, digest)))
+            prev = digest
+        if not records:
+            return records
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany(
+                "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?)",
+                [(r.idx, r.wall_ns, r.mono_ns, r.boot, r.kind, canonical(r.body), r.prev,
+                  r.hash, r.mac) for r in records],
+            )
+            self.db.execute("COMMIT")
+        except sqlite3.Error as e:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise LedgerError(f"{self.path}: {e}") from e
+        self.last_idx, self.last_hash = idx, prev
+        return records
+
+    def records(self, start: int = 1, kinds: tuple[str, ...] | None = None) -> Iterator[Record]:
+        sql = "SELECT * FROM records WHERE idx >= ?"
+        args: list[Any] = [start]
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            args += kinds
+        for row in self.db.execute(sql + " ORDER BY idx", args):
+            yield Record(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6],
+                         row[7], row[8])
+
+    def verify(self) -> int:
+        """Check the whole chain and every seal; the number of records, or LedgerCorrupt."""
+        return verify_records(self.records(), self.key)
+
+
+def verify_records(records: Iterable[Record], key: bytes | None, prev: str = GENESIS,
+                   first: int = 1) -> int:
+    expected = first
+    count = 0
+    for record in records:
+        if record.idx != expected:
+            raise LedgerCorrupt(expected, f"missing (found index {record.idx} next)")
+        why = check_record(record, prev, key)
+        if why:
+            raise LedgerCorrupt(record.idx, why)
+        prev, expected, count = record.hash, expected + 1, count + 1
+    return count
