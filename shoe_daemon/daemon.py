@@ -14,6 +14,7 @@ frame, and the results file gets exactly the recorded lines it is missing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -101,6 +102,7 @@ class Daemon:
         self._lines: list[dict[str, Any]] = []  # decided by the batch being played
         self._backlog: list[tuple[str, dict[str, Any]]] = []  # records not yet committed
         self._ledger_down = False
+        self._capture_down = False
         self._stale = False  # the machine ran ahead of a failed commit: rebuild before playing
         self._clock_offset = time.time_ns() - time.monotonic_ns()
         captures = config.state_dir / "captures"
@@ -235,7 +237,8 @@ class Daemon:
             self.transport.close()
             self._record("daemon.stop", self._where())
             self._log_stats(force=True)
-            self.capture.close()
+            with contextlib.suppress(OSError):
+                self.capture.close()
             self.results.flush()
             self.log.info("daemon.stop", **self._where())
         return 0
@@ -245,7 +248,7 @@ class Daemon:
     def _serve_once(self) -> None:
         data = self.transport.read(READ_TIMEOUT)
         if data:
-            self.capture.write(data)
+            self._capture(data)
             if self._stale:
                 try:
                     self._rebuild()
@@ -274,10 +277,21 @@ class Daemon:
             for ack in acks:
                 self.transport.write(encode(self.host_seq.next(), Ack(ack)))
             self._send_lamp()
-            self.capture.flush()
         elif self._backlog:
             self._commit([])
         self._log_stats()
+
+    def _capture(self, data: bytes) -> None:
+        """Keep the raw line for replay; it is a diagnostic copy, so a full disk only warns."""
+        try:
+            self.capture.write(data)
+            self.capture.flush()
+        except OSError as e:
+            if not self._capture_down:
+                self.log.warning("capture.write_failed", error=str(e))
+            self._capture_down = True
+        else:
+            self._capture_down = False
 
     def _commit(self, records: list[tuple[str, dict[str, Any]]]) -> bool:
         """Records (with any backlog first) durably in the ledger, or roll the game back."""
