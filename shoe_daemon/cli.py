@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from shoe_daemon import config, logs, replay
+from shoe_daemon import audit, config, logs, replay
 from shoe_daemon.profiles import PROFILES
 
 
@@ -22,6 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("capture", type=Path, help="file of raw shoe-to-host bytes")
     run = sub.add_parser("run", help="run the daemon against a shoe")
     config.add_arguments(run)
+    audit.add_audit_parser(sub)
     return parser
 
 
@@ -70,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     if args.command == "run":
         return _run(args)
+    if args.command == "audit":
+        return audit.run_audit(args)
     return 2
 
 

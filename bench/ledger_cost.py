@@ -1,0 +1,81 @@
+"""Cost of the audit ledger per coup, with synchronous=FULL, on this machine's disk.
+
+A coup is about eight shoe frames and one result line. The daemon commits each batch of
+frames it reads in one transaction; at a croupier's pace that is one frame per commit, at
+line rate several. Both are measured, on a fresh ledger in a temporary directory on the
+same file system as the repository (the disk a state directory would use).
+
+    .venv/bin/python bench/ledger_cost.py [--coups 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.latency import machine_name  # noqa: E402
+from drivers.framing import encode  # noqa: E402,F401
+from hil.dealer import deal_shoes  # noqa: E402
+from shoe_daemon.coup import CoupMachine  # noqa: E402
+from shoe_daemon.daemon import frame_body  # noqa: E402
+from shoe_daemon.ledger import Ledger  # noqa: E402
+from shoe_daemon.profiles import get_profile  # noqa: E402
+
+
+def coups_as_records(coups: int) -> list[list[tuple[str, dict]]]:
+    """The ledger records of each coup, frame by frame (a frame with the lines it decided)."""
+    machine = CoupMachine(get_profile("baden"))
+    batches: list[list[tuple[str, dict]]] = []
+    coup: list[list[tuple[str, dict]]] = []
+    for seq, message in enumerate(deal_shoes("baden", coups // 60 + 2, seed=5).messages):
+        before = len(machine.events)
+        machine.handle(message)
+        frame = [("frame", frame_body(seq % 65536, message))]
+        frame += [("result", {"line": line}) for line in machine.events[before:]]
+        coup.append(frame)
+        if any(line["event"] == "coup.result" for line in machine.events[before:]):
+            batches.append(coup)
+            coup = []
+            if len(batches) == coups:
+                break
+    return batches  # per coup: a list of per-frame record lists
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--coups", type=int, default=300)
+    args = parser.parse_args()
+    coups = coups_as_records(args.coups)
+    print("machine:", machine_name())
+    with tempfile.TemporaryDirectory(dir=ROOT, prefix=".bench-ledger-") as tmp:
+        ledger = Ledger(Path(tmp) / "a")
+        per_coup = []
+        for coup in coups:
+            t = time.perf_counter()
+            for frame in coup:  # croupier pace: one commit per frame
+                ledger.append_many(frame)
+            per_coup.append((time.perf_counter() - t) * 1000)
+        commits = [c / len(coup) for c, coup in zip(per_coup, coups, strict=True)]
+        print(f"one commit per frame: {statistics.median(per_coup):.2f} ms per coup (median), "
+              f"p99 {statistics.quantiles(per_coup, n=100)[98]:.2f} ms; "
+              f"{statistics.median(commits):.3f} ms per commit; "
+              f"{sum(len(c) for c in coups) / len(coups):.1f} frames per coup")
+        ledger = Ledger(Path(tmp) / "b")
+        t = time.perf_counter()
+        for coup in coups:  # line rate: a coup's frames arrive in one read
+            ledger.append_many([r for frame in coup for r in frame])
+        batched = (time.perf_counter() - t) * 1000 / len(coups)
+        print(f"one commit per coup: {batched:.2f} ms per coup")
+        print(f"ledger size: {(Path(tmp) / 'a' / 'ledger.sqlite3').stat().st_size / len(coups):.0f}"
+              " bytes per coup (before WAL checkpoint)")
+
+
+if __name__ == "__main__":
+    main()
