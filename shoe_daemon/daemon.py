@@ -331,6 +331,9 @@ class Daemon:
         if isinstance(message, Hello):
             rebooted = kind == RESET and self.boot_id not in (None, message.boot_id)
             self.boot_id = message.boot_id
+            if rebooted:
+                self._backlog.append(("transport", {"event": "shoe.reboot",
+                                                    "detail": message.boot_id}))
             (self.log.warning if rebooted else self.log.info)(
                 "shoe.reboot" if rebooted else "shoe.hello",
                 model=message.model, serial=message.serial, firmware=message.firmware,

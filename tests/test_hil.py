@@ -46,6 +46,11 @@ def test_each_fault_switch_alone(tmp_path, fault):
         assert run.daemon_log.count('"shoe.lost"') >= 2 and '"shoe.connected"' in run.daemon_log
     if name == "reboot":
         assert '"shoe.reboot"' in run.daemon_log
+        from shoe_daemon.ledger import Ledger
+
+        events = [r.body["event"] for r in Ledger(run.workdir / "state").records(
+            kinds=("transport",))]
+        assert "shoe.reboot" in events and "connected" in events
 
 
 @pytest.mark.parametrize("profile", ["baden", "clermont-2015"])
