@@ -35,7 +35,7 @@ from typing import Any
 
 from shoe_daemon import __version__, keys
 from shoe_daemon.ledger import (
-    GENESIS,
+    PRUNED,
     Ledger,
     Record,
     canonical,
@@ -119,9 +119,14 @@ class _LedgerReader(Ledger):
             raise AuditError(f"{self.path}: {e}") from e
 
     def checked(self, last: int | None = None) -> Iterator[Record]:
-        """Records 1..last (all if None), each checked (index, chain, seal) before it is
-        yielded; VerifyFailed names the first bad one."""
-        expected, prev = 1, GENESIS
+        """The retained records up to `last` (all if None), each checked (index, chain, seal)
+        before it is yielded; VerifyFailed names the first bad one. The chain starts at
+        record 1, or where the latest `ledger.pruned` record says (shoe_daemon.retention)."""
+        try:
+            start = self.start()
+        except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
+            raise VerifyFailed(f"the latest {PRUNED} record: unreadable ({e})") from e
+        expected, prev = start.first_idx, start.first_prev
         rows = self.records()
         while last is None or expected <= last:
             try:
@@ -130,6 +135,9 @@ class _LedgerReader(Ledger):
                 break
             except (sqlite3.Error, ValueError, TypeError) as e:
                 raise VerifyFailed(f"record {expected}: unreadable ({e})") from e
+            if record.idx < start.first_idx:
+                raise VerifyFailed(f"record {record.idx}: before record {start.first_idx}, where "
+                                   f"the retained ledger starts (inserted)")
             if record.idx != expected:
                 raise VerifyFailed(f"record {expected}: missing (found index {record.idx} next)")
             why = check_record(record, prev, self.key)
@@ -259,6 +267,7 @@ def export(state_dir: Path, out: Path, start_ns: int | None = None, end_ns: int 
         reader.db.execute("BEGIN")  # one snapshot while the daemon goes on appending
         first, last = _range(reader.db, start_ns, end_ns)
         ledger_last = reader.last_index()
+        retained = reader.start().first_idx
         counts: Counter[str] = Counter()
         coups = CoupsTable()
         events_hash = hashlib.sha256()
@@ -317,8 +326,8 @@ def export(state_dir: Path, out: Path, start_ns: int | None = None, end_ns: int 
             "chain": {"prev": head.prev, "last": tail.hash},
             "files": hashes,
             "sha256sum": [f"{hashes[name]}  {name}" for name in DATA_FILES],
-            "ledger": {"last": ledger_last,
-                       "verified": f"chain and seals of records 1..{last} at export"},
+            "ledger": {"first": retained, "last": ledger_last,
+                       "verified": f"chain and seals of records {retained}..{last} at export"},
             "key_id": key.key_id,
             "signature": {"algorithm": "Ed25519", "file": SIGNATURE, "over": MANIFEST},
             "created": created or _iso_now(),
@@ -333,12 +342,48 @@ def export(state_dir: Path, out: Path, start_ns: int | None = None, end_ns: int 
         os.chmod(tmp, 0o755)
         os.replace(tmp, out)  # rename(2): atomic, and allowed onto an empty directory
         _fsync(out.parent)
-        return manifest
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finally:
         reader.close()
+    _record_export(state_dir, out, manifest)
+    return manifest
+
+
+def exports_dir(state_dir: Path) -> Path:
+    """Where each export's signed manifest is kept: what `audit prune` may rely on."""
+    return state_dir / "audit" / "exports"
+
+
+def _record_export(state_dir: Path, out: Path, manifest: dict[str, Any]) -> None:
+    """Keep the manifest and its signature (small, for ever) so that pruning can prove the
+    records it removes were exported; the regulator holds the export itself."""
+    r = manifest["records"]
+    stamp = manifest["created"].replace("-", "").replace(":", "")[:15]
+    home = exports_dir(state_dir)
+    target = home / f"{r['first']:012d}-{r['last']:012d}-{stamp}"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".record.", dir=home))
+        for name in (MANIFEST, SIGNATURE):
+            shutil.copyfile(out / name, tmp / name)
+            _fsync(tmp / name)
+        if target.exists():
+            target = target.with_name(f"{target.name}-{tmp.name[-8:]}")
+        os.replace(tmp, target)
+        _fsync(home)
+    except OSError as e:
+        raise AuditError(f"exported to {out}, but could not keep its manifest in {home} "
+                         f"({e.strerror or e}): `audit prune` will not count this export") from e
+
+
+def recorded_exports(state_dir: Path) -> list[Path]:
+    """The kept manifests, oldest records first."""
+    home = exports_dir(state_dir)
+    if not home.is_dir():
+        return []
+    return sorted(p for p in home.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
 # ---- verify an export ------------------------------------------------------------------------
@@ -516,32 +561,52 @@ def _verify_own_export(outdir: Path, known: dict[str, Path]) -> dict[str, Any]:
     return manifest
 
 
+def check_against(reader: _LedgerReader, manifest: dict[str, Any], name: str) -> bool:
+    """Does the ledger still hold the last record this export signed? True if it does, False
+    if that record lies in the pruned past; VerifyFailed if it was truncated or rewritten."""
+    start = reader.start()
+    tail = reader.last_index()
+    last, last_hash = manifest["records"]["last"], manifest["chain"]["last"]
+    if last > tail:
+        raise VerifyFailed(f"ledger {reader.path}: record {tail + 1}: missing: the export "
+                           f"{name} holds records up to {last} (truncated)")
+    if last >= start.first_idx:
+        row = reader.db.execute("SELECT hash FROM records WHERE idx = ?", (last,)).fetchone()
+        held = row[0]
+    elif last == start.first_idx - 1:
+        held = start.first_prev
+    else:
+        return False
+    if held != last_hash:
+        raise VerifyFailed(f"ledger {reader.path}: record {last}: not the record the export "
+                           f"{name} signed (rewritten)")
+    return True
+
+
 def verify_ledger(state_dir: Path, against: list[Path] | None = None) -> str:
-    """Check the whole ledger (chain and seals) and, for each export given, that the ledger
+    """Check the retained ledger (chain and seals) and, for each export given, that the ledger
     still holds what it signed (which catches a truncated tail)."""
     reader = _LedgerReader(state_dir)
+    before = 0
     try:
         reader.db.execute("BEGIN")
         try:
             count = sum(1 for _ in reader.checked())
         except VerifyFailed as e:
             raise VerifyFailed(f"ledger {reader.path}: {e}") from e
+        first = reader.start().first_idx
         known = keys.public_keys(state_dir)
         for outdir in against or []:
             manifest = _verify_own_export(outdir, known)
-            last, last_hash = manifest["records"]["last"], manifest["chain"]["last"]
-            if last > count:
-                raise VerifyFailed(f"ledger {reader.path}: record {count + 1}: missing: the "
-                                   f"export {outdir} holds records up to {last} (truncated)")
-            row = reader.db.execute("SELECT hash FROM records WHERE idx = ?", (last,)).fetchone()
-            if row[0] != last_hash:
-                raise VerifyFailed(f"ledger {reader.path}: record {last}: not the record the "
-                                   f"export {outdir} signed (rewritten)")
+            before += not check_against(reader, manifest, str(outdir))
         reader.db.execute("COMMIT")
     finally:
         reader.close()
     anchored = f", consistent with {len(against)} export(s)" if against else ""
-    return f"ledger intact: {count} records, chain and seals good{anchored} ({reader.path})"
+    if before:
+        anchored += f" ({before} of them before the retained records, not comparable)"
+    span = f"records {first}..{first + count - 1}" if first > 1 else f"{count} records"
+    return f"ledger intact: {span}, chain and seals good{anchored} ({reader.path})"
 
 
 # ---- command line ----------------------------------------------------------------------------
@@ -580,7 +645,46 @@ def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
     ve.add_argument("--state-dir", type=Path, help="verify this live ledger instead")
     ve.add_argument("--against", type=Path, action="append", metavar="OUTDIR",
                     help="with --state-dir: also check the ledger still holds this export")
+    pr = sub.add_parser("prune", help="remove exported records older than the retention period",
+                        description="Remove the oldest ledger records once they are older "
+                                    "than the retention period and covered by signed exports "
+                                    "(docs/audit.md, Retention).")
+    pr.add_argument("--config", type=Path, help="the daemon's TOML file: its state_dir and "
+                                                "retention_days")
+    pr.add_argument("--state-dir", type=Path, help="the daemon's state dir")
+    pr.add_argument("--keep-days", type=int, metavar="N",
+                    help="retention period in days (default: retention_days of --config)")
+    pr.add_argument("--dry-run", action="store_true", help="say what would go, remove nothing")
     return audit
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from shoe_daemon import config, retention
+
+    state_dir, keep_days = args.state_dir, args.keep_days
+    if args.config is not None:
+        try:
+            settings = config.load(argparse.Namespace(config=args.config, state_dir=state_dir))
+        except config.ConfigError as e:
+            raise AuditError(str(e)) from e
+        state_dir = settings.state_dir
+        keep_days = settings.retention_days if keep_days is None else keep_days
+    if state_dir is None or keep_days is None:
+        raise AuditError("give --config, or --state-dir with --keep-days")
+    if keep_days == 0:
+        print("retention_days is 0: records are kept for ever, nothing pruned")
+        return 0
+    if args.dry_run:
+        chosen = retention.plan(state_dir, keep_days)
+        removed = 0
+    else:
+        chosen, removed = retention.prune(state_dir, keep_days)
+    verb = "would remove" if args.dry_run else "removed"
+    span = f" (records {chosen.first}..{chosen.cut - 1})" if chosen.count else ""
+    print(f"{verb} {chosen.count if args.dry_run else removed} records{span}; stopped at record "
+          f"{chosen.cut} because {chosen.bound}; exports relied on: "
+          f"{', '.join(chosen.exports) or 'none'}")
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -604,6 +708,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"exported records {r['first']}..{r['last']} ({r['count']}), "
               f"{manifest['coups']} coups, to {args.out}; signed by key id {manifest['key_id']}")
         return 0
+    if command == "prune":
+        return _prune(args)
     if command == "verify":
         if (args.export is None) == (args.state_dir is None):
             raise AuditError("give an export directory or --state-dir (one of them)")

@@ -52,6 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("results", str, None, "file each validated result is appended to; - for stdout"),
     Setting("reconnect_min", float, 0.1, "first wait in seconds before reopening a lost shoe"),
     Setting("reconnect_max", float, 5.0, "longest wait in seconds between reopen attempts"),
+    Setting("retention_days", int, 0, "days the ledger keeps exported records before "
+            "`audit prune` may remove them; 0 keeps them for ever"),
     Setting("log_format", str, "auto", "log lines: json, console, or auto", (
         "auto", "json", "console")),
 )
@@ -76,6 +78,7 @@ class Config:
     results: str
     reconnect_min: float
     reconnect_max: float
+    retention_days: int
     log_format: str
 
     def as_dict(self) -> dict[str, Any]:
@@ -155,6 +158,8 @@ def _check(c: Config) -> None:
     if not 0 < c.reconnect_min <= c.reconnect_max:
         raise ConfigError("settings 'reconnect_min' and 'reconnect_max': need "
                           "0 < reconnect_min <= reconnect_max")
+    if c.retention_days < 0:
+        raise ConfigError(f"setting 'retention_days': {c.retention_days} is negative")
     if c.state_dir.exists() and not c.state_dir.is_dir():
         raise ConfigError(f"setting 'state_dir': {c.state_dir} is not a directory")
     if c.usb_backend and ":" not in c.usb_backend:

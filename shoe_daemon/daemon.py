@@ -132,8 +132,12 @@ class Daemon:
             self._backlog.append(("restore", {"state": self.machine.state, **self._where()}))
 
     def _rebuild(self) -> None:
-        """Machine and delivery as the ledger has them: its frames since the last BTN,SHOE."""
-        shoes, start, last = 0, 1, None
+        """Machine and delivery as the ledger has them: its frames since the last BTN,SHOE.
+
+        Shoes and the shoe's boot id in records `audit prune` removed come from its record.
+        """
+        kept = self.ledger.start()
+        shoes, start, last = kept.shoes, kept.first_idx, None
         for record in self.ledger.records(kinds=("frame",)):
             if record.body["type"] == "BTN" and record.body["fields"][:1] == ["SHOE"]:
                 shoes, start = shoes + 1, record.idx
@@ -149,7 +153,7 @@ class Daemon:
         if replayed != recorded:
             self.log.error("ledger.replay_mismatch", replayed=len(replayed),
                            recorded=len(recorded))
-        boot = self._last_boot_id()
+        boot = self._last_boot_id() or kept.boot_id
         self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot)
         self.boot_id = boot
 
@@ -170,8 +174,8 @@ class Daemon:
             whole = text[: text.rfind("\n") + 1]
             self.results.truncate(len(whole.encode()))
             text = whole
-        have = text.count("\n")
-        missing = [r.body["line"] for r in self.ledger.records(kinds=("result",))][have:]
+        have = text.count("\n") - self.ledger.start().results  # lines of pruned records
+        missing = [r.body["line"] for r in self.ledger.records(kinds=("result",))][max(have, 0):]
         for line in missing:
             self.results.write(json.dumps(line) + "\n")
         self.results.flush()

@@ -22,13 +22,15 @@ import secrets
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 GENESIS = "0" * 64
 SCHEMA_VERSION = 1
+PRUNED = "ledger.pruned"  # the record `audit prune` leaves: where the retained chain starts
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -44,13 +46,15 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE TRIGGER IF NOT EXISTS records_append_only_update BEFORE UPDATE ON records
 BEGIN SELECT RAISE(ABORT, 'the audit ledger is append-only: UPDATE refused'); END;
-CREATE TRIGGER IF NOT EXISTS records_append_only_delete BEFORE DELETE ON records
-BEGIN SELECT RAISE(ABORT, 'the audit ledger is append-only: DELETE refused'); END;
+%(no_delete)s;
 CREATE TRIGGER IF NOT EXISTS records_gap_free BEFORE INSERT ON records
 WHEN NEW.idx IS NOT (SELECT COALESCE(MAX(idx), 0) + 1 FROM records)
 BEGIN SELECT RAISE(ABORT, 'the audit ledger index must be gap-free'); END;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_NO_DELETE = """CREATE TRIGGER IF NOT EXISTS records_append_only_delete BEFORE DELETE ON records
+BEGIN SELECT RAISE(ABORT, 'the audit ledger is append-only: DELETE refused'); END"""
+_SCHEMA = _SCHEMA % {"no_delete": _NO_DELETE}
 
 
 class LedgerError(Exception):
@@ -127,6 +131,19 @@ def load_key(path: Path) -> bytes:
     return key
 
 
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The retained chain's first index and the hash before it, and what the pruned records
+    carried that the daemon needs to go on: shoes dealt, results published, the shoe's boot."""
+
+    first_idx: int = 1
+    first_prev: str = GENESIS
+    pruned_at: int | None = None  # the ledger.pruned record that says so
+    shoes: int = 0
+    results: int = 0
+    boot_id: str | None = None
+
+
 class Ledger:
     """Append-only, chained, sealed records. `append_many` is one durable transaction."""
 
@@ -156,8 +173,66 @@ class Ledger:
 
     def append_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> list[Record]:
         """Commit all or none; on failure the ledger is as before and LedgerError is raised."""
+        items = list(items)
+        if not items:
+            return []
+        return self._transaction(lambda: self._insert(items))
+
+    def remove_before(self, first: int, note: dict[str, Any]) -> Record:
+        """Delete records before `first` and append the `ledger.pruned` record saying so, in
+        one transaction. Only `audit prune` calls this, after checking exports cover them."""
+
+        def prune() -> Record:
+            start = self.start()
+            if not start.first_idx < first <= self._tail()[0]:
+                raise LedgerError(f"cannot prune before {first}: the ledger holds records "
+                                  f"{start.first_idx}..{self._tail()[0]}")
+            shoes, results, boot = start.shoes, start.results, start.boot_id
+            for record in self.records(start.first_idx, ("frame", "result")):
+                if record.idx >= first:
+                    break
+                if record.kind == "result":
+                    results += 1
+                elif record.body["type"] == "BTN" and record.body["fields"][:1] == ["SHOE"]:
+                    shoes += 1
+                elif record.body["type"] == "HELLO":
+                    boot = record.body["fields"][4]
+            prev = self.db.execute("SELECT hash FROM records WHERE idx = ?",
+                                   (first - 1,)).fetchone()[0]
+            self.db.execute("DROP TRIGGER records_append_only_delete")
+            self.db.execute("DELETE FROM records WHERE idx < ?", (first,))
+            self.db.execute(_NO_DELETE)
+            body = {"first_idx": first, "first_prev": prev,
+                    "removed": [start.first_idx, first - 1],
+                    "carry": {"shoes": shoes, "results": results, "boot_id": boot}, **note}
+            return self._insert([(PRUNED, body)])[0]
+
+        return self._transaction(prune)
+
+    def _transaction(self, work: Callable[[], T]) -> T:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                done = work()
+                self.db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as e:
+            raise LedgerError(f"{self.path}: {e}") from e
+        return done
+
+    def _tail(self) -> tuple[int, str]:
+        row = self.db.execute("SELECT idx, hash FROM records ORDER BY idx DESC LIMIT 1")
+        tail = row.fetchone()
+        return (tail[0], tail[1]) if tail else (0, GENESIS)
+
+    def _insert(self, items: list[tuple[str, dict[str, Any]]]) -> list[Record]:
+        """Chain and insert, inside a write transaction. The tail is read here, not cached:
+        `audit prune` appends its record from another process."""
+        idx, prev = self._tail()
         records: list[Record] = []
-        idx, prev = self.last_idx, self.last_hash
         wall, mono = time.time_ns(), time.monotonic_ns()
         for kind, body in items:
             idx += 1
@@ -166,20 +241,11 @@ class Ledger:
             records.append(Record(idx, wall, mono, self.boot, kind, body, prev, digest,
                                   seal(self.key, digest)))
             prev = digest
-        if not records:
-            return records
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany(
-                "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?)",
-                [(r.idx, r.wall_ns, r.mono_ns, r.boot, r.kind, canonical(r.body), r.prev,
-                  r.hash, r.mac) for r in records],
-            )
-            self.db.execute("COMMIT")
-        except sqlite3.Error as e:
-            with contextlib.suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
-            raise LedgerError(f"{self.path}: {e}") from e
+        self.db.executemany(
+            "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?)",
+            [(r.idx, r.wall_ns, r.mono_ns, r.boot, r.kind, canonical(r.body), r.prev,
+              r.hash, r.mac) for r in records],
+        )
         self.last_idx, self.last_hash = idx, prev
         return records
 
@@ -193,9 +259,30 @@ class Ledger:
             yield Record(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6],
                          row[7], row[8])
 
+    def start(self) -> Start:
+        """Where the retained chain begins: record 1, or as the latest `ledger.pruned` says."""
+        row = self.db.execute("SELECT idx, body FROM records WHERE kind = ? "
+                              "ORDER BY idx DESC LIMIT 1", (PRUNED,)).fetchone()
+        if row is None:
+            return Start()
+        body = json.loads(row[1])
+        carry = body.get("carry", {})
+        return Start(body["first_idx"], body["first_prev"], row[0], carry.get("shoes", 0),
+                     carry.get("results", 0), carry.get("boot_id"))
+
     def verify(self) -> int:
-        """Check the whole chain and every seal; the number of records, or LedgerCorrupt."""
-        return verify_records(self.records(), self.key)
+        """Check the retained chain and every seal; the number of records, or LedgerCorrupt."""
+        start = self.start()
+        first = self.db.execute("SELECT MIN(idx) FROM records").fetchone()[0]
+        if first is not None and first != start.first_idx:
+            raise LedgerCorrupt(start.first_idx, _start_mismatch(first, start))
+        return verify_records(self.records(), self.key, start.first_prev, start.first_idx)
+
+
+def _start_mismatch(first: int, start: Start) -> str:
+    said = (f"the ledger.pruned record {start.pruned_at} says it starts at {start.first_idx}"
+            if start.pruned_at else "no ledger.pruned record says any were removed")
+    return f"missing: the ledger starts at record {first} but {said} (deleted)"
 
 
 def verify_records(records: Iterable[Record], key: bytes | None, prev: str = GENESIS,
