@@ -2,8 +2,10 @@
 daemon process over a real pty.
 
 The bench plays the shoe: it writes dealt shoes frame by frame into a pty and notes the
-time right after the last byte of each deciding frame is written. The daemon's results file
-is a FIFO the bench reads, so each result line is timestamped the moment it arrives. Two
+time right after the last byte of each deciding frame is written. The daemon commits the
+frame and its result to the audit ledger (synchronous=FULL), appends the line to its results
+file, then logs `coup.result` to stderr, a pipe the bench reads: each result is timestamped
+the moment that log line arrives, so the ledger's commit is inside the figure. Two
 paces: a croupier's (frames well apart, so each is handled alone) and line rate (frames as
 fast as the baud rate carries them: any backlog would show as latency growing along the run).
 
@@ -70,28 +72,28 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> li
         master, slave = os.openpty()
         tty.setraw(slave)
         (work / "shoe").symlink_to(os.ttyname(slave))
-        fifo = work / "results.fifo"
-        os.mkfifo(fifo)
         daemon = subprocess.Popen(
             [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
              "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
-             "--results", str(fifo), "--log-format", "json"],
-            cwd=ROOT, stderr=subprocess.DEVNULL,
+             "--results", str(work / "results.jsonl"), "--log-format", "json"],
+            cwd=ROOT, stderr=subprocess.PIPE,
         )
-        results_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        assert daemon.stderr is not None
+        log_fd = daemon.stderr.fileno()  # `coup.result` is logged right after the file write
+        os.set_blocking(log_fd, False)
         buf = b""
         arrivals: list[float] = []
 
         def drain(wait: float) -> None:
             nonlocal buf
-            ready, _, _ = select.select([results_fd, master], [], [], wait)
+            ready, _, _ = select.select([log_fd, master], [], [], wait)
             now = time.perf_counter()
             if master in ready:
                 os.read(master, 65536)  # ACKs and LAMPs: keep the pty from filling
-            if results_fd in ready:
-                buf += os.read(results_fd, 65536)
+            if log_fd in ready:
+                buf += os.read(log_fd, 65536)
                 *lines, buf = buf.split(b"\n")
-                arrivals.extend(now for line in lines if b'"coup.result"' in line)
+                arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
 
         try:
             time.sleep(1.0)  # the daemon opens the port
@@ -125,7 +127,6 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> li
             daemon.wait(10)
             os.close(master)
             os.close(slave)
-            os.close(results_fd)
     if len(arrivals) != len(written):
         raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived")
     return [(a - w) * 1000 for a, w in zip(arrivals, written, strict=True)]
