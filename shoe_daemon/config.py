@@ -164,5 +164,6 @@ def _check(c: Config) -> None:
         raise ConfigError(f"setting 'state_dir': {c.state_dir} is not a directory")
     if c.usb_backend and ":" not in c.usb_backend:
         raise ConfigError("setting 'usb_backend': expected module:callable")
-    if c.results != "-" and Path(c.results).is_dir():
-        raise ConfigError(f"setting 'results': {c.results} is a directory")
+    if c.results != "-" and Path(c.results).exists() and not Path(c.results).is_file():
+        raise ConfigError(f"setting 'results': {c.results} is not a regular file (the daemon "
+                          "completes it from the audit ledger at start; use - for stdout)")

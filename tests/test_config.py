@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,20 @@ def test_the_documented_example_loads():
     example = Path(__file__).resolve().parent.parent / "docs" / "shoe-daemon.toml"
     c = config.load(parse("--config", str(example)))
     assert c.profile == "baden" and c.port == "/dev/shoe" and c.transport == "serial"
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_results_must_be_a_regular_file(tmp_path: Path, kind: str):
+    target = tmp_path / "results"
+    target.mkdir() if kind == "directory" else os.mkfifo(target)
+    with pytest.raises(config.ConfigError, match=r"'results': .* not a regular file"):
+        config.load(parse("--profile", "baden", "--state-dir", str(tmp_path / "s"),
+                          "--results", str(target)))
+
+
+def test_retention_days_is_checked(tmp_path: Path):
+    base = ("--profile", "baden", "--state-dir", str(tmp_path), "--results", "-")
+    assert config.load(parse(*base)).retention_days == 0
+    assert config.load(parse(*base, "--retention-days", "365")).retention_days == 365
+    with pytest.raises(config.ConfigError, match="'retention_days'"):
+        config.load(parse(*base, "--retention-days", "-1"))
