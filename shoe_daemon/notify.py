@@ -1,0 +1,103 @@
+"""systemd's service notification protocol (sd_notify), with the standard library alone.
+
+Under `Type=notify` systemd hands the service `$NOTIFY_SOCKET`, a unix datagram socket
+(abstract when it starts with `@`), and, with `WatchdogSec=`, `$WATCHDOG_USEC` (and
+`$WATCHDOG_PID`). The service sends newline-separated `KEY=value` assignments:
+`READY=1` once it serves, `STATUS=...` for `systemctl status`, `WATCHDOG=1` at least once
+per interval (else systemd kills and restarts it), `STOPPING=1` when it shuts down.
+
+The daemon calls `tick()` from its main loop itself, never from a thread: a hung loop then
+stops the pings and the watchdog does its job. Without `$NOTIFY_SOCKET` (a terminal, the
+tests) every call does nothing. A failed send is not fatal: the service keeps running.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Mapping
+
+
+def socket_address(name: str) -> str:
+    """`@name` is Linux's abstract namespace, written with a leading NUL byte."""
+    return "\0" + name[1:] if name.startswith("@") else name
+
+
+class Notifier:
+    """Sends READY, STATUS, WATCHDOG and STOPPING to systemd, if it is listening."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self.address = env.get("NOTIFY_SOCKET") or None
+        self.watchdog_interval = self._watchdog_interval(env)
+        self.status_text: str | None = None
+        self.ready_sent = False
+        self.pings = 0
+        self.errors = 0
+        self._last_ping = 0.0
+        self._sock: socket.socket | None = None
+        if self.address:
+            self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+
+    @staticmethod
+    def _watchdog_interval(env: Mapping[str, str]) -> float | None:
+        """Seconds between required pings, or None when no watchdog is asked for us."""
+        usec = env.get("WATCHDOG_USEC", "")
+        pid = env.get("WATCHDOG_PID", "")
+        if not usec.isdigit() or int(usec) == 0:
+            return None
+        if pid and pid != str(os.getpid()):
+            return None  # meant for another process (a wrapper that exec'd us would match)
+        return int(usec) / 1_000_000
+
+    @property
+    def enabled(self) -> bool:
+        return self._sock is not None
+
+    @property
+    def ping_every(self) -> float | None:
+        """Half the watchdog interval, as sd_watchdog_enabled(3) advises."""
+        return None if self.watchdog_interval is None else self.watchdog_interval / 2
+
+    def send(self, **fields: str) -> bool:
+        """One datagram of KEY=value lines; False if nobody listens or the send failed."""
+        if self._sock is None or self.address is None:
+            return False
+        text = "\n".join(f"{key}={value}" for key, value in fields.items())
+        try:
+            self._sock.sendto(text.encode(), socket_address(self.address))
+        except OSError:
+            self.errors += 1
+            return False
+        return True
+
+    def ready(self, status: str) -> None:
+        self.status_text = status
+        self.ready_sent = self.send(READY="1", STATUS=status) or self.ready_sent
+
+    def status(self, text: str) -> None:
+        """Sent only when it changes: `systemctl status` shows the latest line."""
+        if text != self.status_text:
+            self.status_text = text
+            self.send(STATUS=text)
+
+    def tick(self, now: float | None = None) -> None:
+        """WATCHDOG=1 when half the interval has passed since the last ping."""
+        every = self.ping_every
+        if every is None or self._sock is None:
+            return
+        now = time.monotonic() if now is None else now
+        if now - self._last_ping >= every:
+            self._last_ping = now
+            if self.send(WATCHDOG="1"):
+                self.pings += 1
+
+    def stopping(self, status: str) -> None:
+        self.status_text = status
+        self.send(STOPPING="1", STATUS=status)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
