@@ -52,8 +52,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("results", str, None, "file each validated result is appended to; - for stdout"),
     Setting("reconnect_min", float, 0.1, "first wait in seconds before reopening a lost shoe"),
     Setting("reconnect_max", float, 5.0, "longest wait in seconds between reopen attempts"),
-    Setting("log_format", str, "auto", "log lines: json, console, or auto", (
-        "auto", "json", "console")),
+    Setting("log_format", str, "auto", "log lines: json, console, journal, or auto", (
+        "auto", "json", "console", "journal")),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
