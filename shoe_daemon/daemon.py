@@ -156,6 +156,9 @@ class Daemon:
                            recorded=len(recorded))
         boot = self._last_boot_id()
         self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot)
+        # Committed but perhaps never acknowledged (killed in between): a resent copy is a
+        # duplicate and must be acknowledged, or the shoe resends it for ever.
+        self.receiver.last_in_order = last["seq"]
         self.boot_id = boot
 
     def _last_boot_id(self) -> str | None:
