@@ -58,7 +58,7 @@ UDEV="$PREFIX/etc/udev/rules.d"
 
 # 1. Packages: Python with venv, libusb for pyusb, openssl for the regulator's checks.
 if [ "$APT" -eq 1 ]; then
-    packages=(python3 python3-venv libusb-1.0-0 openssl udev ca-certificates)
+    packages=(python3 python3-venv libusb-1.0-0 openssl udev systemd ca-certificates)
     [ "$KIOSK" -eq 1 ] && packages+=(chromium curl)
     say "apt packages: ${packages[*]}"
     apt-get update -qq

@@ -1,0 +1,142 @@
+"""The install path in a clean Debian root: debootstrap makes a minimal Bookworm, and
+systemd/install.sh runs inside it exactly as on a fresh Pi (apt, the system user, the state
+directory and the key made as that user, the unit, the rules, the configuration), then the
+service's ExecStart runs as its user, with its environment, against a real notification
+socket, until READY=1, watchdog pings and a clean stop.
+
+Slow (a Debian root from the network, about two minutes) and root-only, so it runs only with
+`pytest --chroot` (CI does: see .ci/run). The chroot gets fresh /proc and /dev/pts mounts
+only, never the host's /dev, and nothing is deleted while anything is still mounted in it.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shlex
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hil.harness import ROOT
+from tests.test_notify import Systemd, pings
+from tests.test_systemd_units import directives
+
+pytestmark = pytest.mark.chroot
+MIRROR = "http://deb.debian.org/debian"
+ADAPTER = "0403:6001:A10K2B3C"
+
+
+def mounted_under(root: Path) -> list[str]:
+    prefix = str(root.resolve()) + "/"
+    with open("/proc/mounts") as mounts:
+        return [line.split()[1] for line in mounts if line.split()[1].startswith(prefix)]
+
+
+@pytest.fixture(scope="module")
+def debian(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    assert os.geteuid() == 0, "the chroot test needs root (CI runs as root)"
+    debootstrap = shutil.which("debootstrap")
+    assert debootstrap, "debootstrap is not installed: apt-get install debootstrap"
+    root = tmp_path_factory.mktemp("bookworm")
+    root.chmod(0o755)  # it becomes "/": every user must be able to traverse it
+    subprocess.run([debootstrap, "--variant=minbase", "bookworm", str(root), MIRROR],
+                   check=True, capture_output=True, timeout=900)
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, files):
+        target = root / "src" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target)
+    shutil.copy2("/etc/resolv.conf", root / "etc/resolv.conf")
+    # This machine's trust roots (a proxy's CA, if any), for pip inside the chroot.
+    shutil.copy2("/etc/ssl/certs/ca-certificates.crt", root / "etc/host-ca.crt")
+    (root / "usr/sbin/policy-rc.d").write_text("#!/bin/sh\nexit 101\n")  # no daemons started
+    (root / "usr/sbin/policy-rc.d").chmod(0o755)
+    subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
+    subprocess.run(["mount", "-t", "devpts", "-o", "newinstance,ptmxmode=0666", "devpts",
+                    str(root / "dev/pts")], check=True)
+    try:
+        yield root
+    finally:
+        for mount in reversed(mounted_under(root)):
+            subprocess.run(["umount", mount], check=False)
+        if not mounted_under(root):
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def in_root(root: Path, *command: str, env: dict[str, str] | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    clean = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+             **(env or {})}
+    return subprocess.run(["chroot", str(root), "/usr/bin/env", "-i",
+                           *(f"{k}={v}" for k, v in clean.items()), *command],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def installed(debian: Path) -> Path:
+    result = in_root(debian, "bash", "/src/systemd/install.sh", "--adapter", ADAPTER,
+                     env={"PIP_CERT": "/etc/host-ca.crt"})
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert "not started (no running systemd" in result.stdout
+    return debian
+
+
+def test_the_files_land_owned_by_the_service_user(installed: Path) -> None:
+    root = installed
+    user = next(line for line in (root / "etc/passwd").read_text().splitlines()
+                if line.startswith("shoe-daemon:"))
+    uid = int(user.split(":")[2])
+    assert uid != pwd.getpwnam("root").pw_uid
+    groups = in_root(root, "id", "-nG", "shoe-daemon").stdout.split()
+    assert "dialout" in groups
+    state = root / "var/lib/shoe-daemon"
+    assert state.stat().st_uid == uid and state.stat().st_mode & 0o777 == 0o750
+    key = next((state / "keys").glob("table-*.key"))
+    assert key.stat().st_uid == uid and key.stat().st_mode & 0o777 == 0o600
+    for path in ("etc/systemd/system/shoe-daemon.service", "etc/sysusers.d/shoe-daemon.conf",
+                 "etc/udev/rules.d/99-shoe.rules", "etc/shoe-daemon/shoe-daemon.toml",
+                 "opt/shoe-daemon/venv/bin/shoe-daemon", "opt/shoe-daemon/docs/deployment.md"):
+        assert (root / path).is_file(), path
+    assert 'ATTRS{serial}=="A10K2B3C"' in (root / "etc/udev/rules.d/99-shoe.rules").read_text()
+
+
+def test_the_service_starts_as_its_user_and_waits_for_the_shoe(installed: Path) -> None:
+    root = installed
+    unit = directives(root / "etc/systemd/system/shoe-daemon.service")
+    systemd = Systemd(str(root / "run/shoe-notify"))
+    os.chmod(systemd.name, 0o777)  # as /run/systemd/notify: any service may send to it
+    watchdog_s = int(unit["Service.WatchdogSec"][0].rstrip("s"))
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+           "NOTIFY_SOCKET": "/run/shoe-notify", "WATCHDOG_USEC": str(watchdog_s * 1_000_000)}
+    # As systemd would: User=, Group=, the user's groups, WorkingDirectory=, a clean
+    # environment; setpriv and env exec, so the pid is the daemon's own.
+    command = ["chroot", str(root), "setpriv", f"--reuid={unit['Service.User'][0]}",
+               f"--regid={unit['Service.Group'][0]}", "--init-groups", "--",
+               "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()),
+               "sh", "-c", f"cd {unit['Service.WorkingDirectory'][0]} && exec "
+               + unit["Service.ExecStart"][0]]
+    service = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        ready = systemd.wait_for("READY", 60)
+        assert ready["STATUS"] == "Table table-1 baden: waiting for the shoe on /dev/shoe"
+        assert len(pings(systemd.read(watchdog_s / 2 + 1))) >= 1
+        service.send_signal(signal.SIGTERM)
+        assert systemd.wait_for("STOPPING", 20)
+        assert service.wait(20) == 0
+    finally:
+        systemd.close()
+        if service.poll() is None:
+            service.kill()
+        _, err = service.communicate()
+    assert '"event": "daemon.start"' in err, err[-2000:]
+    status = in_root(root, *shlex.split("/opt/shoe-daemon/venv/bin/shoe-daemon status "
+                                        "--config /etc/shoe-daemon/shoe-daemon.toml"))
+    assert status.returncode == 3, status.stdout + status.stderr
+    assert "chain and seals good" in status.stdout
