@@ -60,6 +60,7 @@ def test_the_service_is_notify_watchdog_and_restart_on_failure() -> None:
     assert d["Service.Type"] == ["notify"]
     assert d["Service.NotifyAccess"] == ["main"]
     assert d["Service.Restart"] == ["on-failure"]
+    assert d["Service.RestartPreventExitStatus"] == ["2"]  # `run`'s exit for a bad setting
     assert d["Service.WatchdogSec"] == ["30s"]
     assert d["Service.User"] == ["shoe-daemon"]
     assert d["Service.StateDirectory"] == ["shoe-daemon"]
