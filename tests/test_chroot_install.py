@@ -106,6 +106,20 @@ def test_the_files_land_owned_by_the_service_user(installed: Path) -> None:
     assert 'ATTRS{serial}=="A10K2B3C"' in (root / "etc/udev/rules.d/99-shoe.rules").read_text()
 
 
+def test_running_it_again_keeps_config_and_key_and_ownership(installed: Path) -> None:
+    root = installed
+    config = root / "etc/shoe-daemon/shoe-daemon.toml"
+    config.write_text(config.read_text().replace('table = "table-1"', 'table = "T4"'))
+    current = (root / "var/lib/shoe-daemon/keys/current").read_text()
+    again = in_root(root, "bash", "/src/systemd/install.sh", "--no-apt", "--adapter", ADAPTER,
+                    env={"PIP_CERT": "/etc/host-ca.crt"})
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "keeping /etc/shoe-daemon/shoe-daemon.toml" in again.stdout
+    assert "keeping the table's signing key" in again.stdout
+    assert (root / "var/lib/shoe-daemon/keys/current").read_text() == current
+    config.write_text(config.read_text().replace('table = "T4"', 'table = "table-1"'))
+
+
 def test_the_service_starts_as_its_user_and_waits_for_the_shoe(installed: Path) -> None:
     root = installed
     unit = directives(root / "etc/systemd/system/shoe-daemon.service")
