@@ -1,22 +1,24 @@
-"""The install path in a clean Debian root: debootstrap makes a minimal Bookworm, and
-systemd/install.sh runs inside it exactly as on a fresh Pi (apt, the system user, the state
-directory and the key made as that user, the unit, the rules, the configuration), then the
-service's ExecStart runs as its user, with its environment, against a real notification
-socket, until READY=1, watchdog pings and a clean stop.
+"""The install paths in a clean Debian root: debootstrap makes a minimal Bookworm, and in a
+copy of it systemd/install.sh runs exactly as on a fresh Pi (apt, the system user, the state
+directory and the key made as that user, the unit, the rules, the configuration); in another
+copy the Debian package (systemd/build-deb.sh, for this machine's architecture) is installed
+with apt. In both, the service's ExecStart then runs as its user, with its environment,
+against a real notification socket, until READY=1, watchdog pings and a clean stop.
 
-Slow (a Debian root from the network, about two minutes) and root-only, so it runs only with
-`pytest --chroot` (CI does: see .ci/run). The chroot gets fresh /proc and /dev/pts mounts
-only, never the host's /dev, and nothing is deleted while anything is still mounted in it.
+Slow (a Debian root from the network, about three minutes) and root-only, so it runs only
+with `pytest --chroot` (CI does: see .ci/run). The chroots get fresh /proc and /dev/pts
+mounts only, never the host's /dev, and nothing is deleted while anything is mounted in it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import pwd
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,7 +40,8 @@ def mounted_under(root: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def debian(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def bare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A minimal Bookworm with this checkout in /src; copied, never used itself."""
     assert os.geteuid() == 0, "the chroot test needs root (CI runs as root)"
     debootstrap = shutil.which("debootstrap")
     assert debootstrap, "debootstrap is not installed: apt-get install debootstrap"
@@ -57,6 +60,15 @@ def debian(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     shutil.copy2("/etc/ssl/certs/ca-certificates.crt", root / "etc/host-ca.crt")
     (root / "usr/sbin/policy-rc.d").write_text("#!/bin/sh\nexit 101\n")  # no daemons started
     (root / "usr/sbin/policy-rc.d").chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)  # never mounted: only its copies are
+
+
+@contextlib.contextmanager
+def copy_of(bare: Path, name: str) -> Iterator[Path]:
+    """A fresh copy of the bare root with /proc and a private /dev/pts mounted."""
+    root = bare.with_name(name)
+    subprocess.run(["cp", "-a", str(bare), str(root)], check=True)
     subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
     subprocess.run(["mount", "-t", "devpts", "-o", "newinstance,ptmxmode=0666", "devpts",
                     str(root / "dev/pts")], check=True)
@@ -79,12 +91,33 @@ def in_root(root: Path, *command: str, env: dict[str, str] | None = None,
 
 
 @pytest.fixture(scope="module")
-def installed(debian: Path) -> Path:
-    result = in_root(debian, "bash", "/src/systemd/install.sh", "--adapter", ADAPTER,
-                     env={"PIP_CERT": "/etc/host-ca.crt"})
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert "not started (no running systemd" in result.stdout
-    return debian
+def installed(bare: Path) -> Iterator[Path]:
+    with copy_of(bare, "scripted") as root:
+        result = in_root(root, "bash", "/src/systemd/install.sh", "--adapter", ADAPTER,
+                         env={"PIP_CERT": "/etc/host-ca.crt"})
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        assert "not started (no running systemd" in result.stdout
+        yield root
+
+
+@pytest.fixture(scope="module")
+def packaged(bare: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    arch = subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    out = tmp_path_factory.mktemp("deb")
+    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), "--arch", arch,
+                            "--adapter", ADAPTER, "--out", str(out), "--python", sys.executable],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    deb = Path(built.stdout.strip().splitlines()[-1])
+    with copy_of(bare, "packaged") as root:
+        shutil.copy2(deb, root / "tmp" / deb.name)
+        update = in_root(root, "apt-get", "update", "-qq")
+        assert update.returncode == 0, update.stderr
+        result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
+                         env={"DEBIAN_FRONTEND": "noninteractive"})
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        yield root
 
 
 def test_the_files_land_owned_by_the_service_user(installed: Path) -> None:
@@ -92,7 +125,7 @@ def test_the_files_land_owned_by_the_service_user(installed: Path) -> None:
     user = next(line for line in (root / "etc/passwd").read_text().splitlines()
                 if line.startswith("shoe-daemon:"))
     uid = int(user.split(":")[2])
-    assert uid != pwd.getpwnam("root").pw_uid
+    assert uid != 0
     groups = in_root(root, "id", "-nG", "shoe-daemon").stdout.split()
     assert "dialout" in groups
     state = root / "var/lib/shoe-daemon"
@@ -120,9 +153,9 @@ def test_running_it_again_keeps_config_and_key_and_ownership(installed: Path) ->
     config.write_text(config.read_text().replace('table = "T4"', 'table = "table-1"'))
 
 
-def test_the_service_starts_as_its_user_and_waits_for_the_shoe(installed: Path) -> None:
-    root = installed
-    unit = directives(root / "etc/systemd/system/shoe-daemon.service")
+def serve(root: Path, unit_path: str) -> None:
+    """Start the installed unit's ExecStart as systemd would, check READY, pings, stop."""
+    unit = directives(root / unit_path)
     systemd = Systemd(str(root / "run/shoe-notify"))
     os.chmod(systemd.name, 0o777)  # as /run/systemd/notify: any service may send to it
     watchdog_s = int(unit["Service.WatchdogSec"][0].rstrip("s"))
@@ -154,3 +187,38 @@ def test_the_service_starts_as_its_user_and_waits_for_the_shoe(installed: Path) 
                                         "--config /etc/shoe-daemon/shoe-daemon.toml"))
     assert status.returncode == 3, status.stdout + status.stderr
     assert "chain and seals good" in status.stdout
+
+
+def test_the_service_starts_as_its_user_and_waits_for_the_shoe(installed: Path) -> None:
+    serve(installed, "etc/systemd/system/shoe-daemon.service")
+
+
+# ---- the Debian package ---------------------------------------------------------------------
+
+
+def test_the_package_makes_user_venv_and_key(packaged: Path) -> None:
+    root = packaged
+    assert "dialout" in in_root(root, "id", "-nG", "shoe-daemon").stdout.split()
+    state = root / "var/lib/shoe-daemon"
+    key = next((state / "keys").glob("table-*.key"))
+    uid = state.stat().st_uid
+    assert uid != 0 and key.stat().st_uid == uid and key.stat().st_mode & 0o777 == 0o600
+    assert os.access(root / "opt/shoe-daemon/venv/bin/shoe-daemon", os.X_OK)
+    assert (root / "etc/systemd/system/multi-user.target.wants/shoe-daemon.service").is_symlink()
+    version = in_root(root, "shoe-daemon", "check-config", "--config",
+                      "/etc/shoe-daemon/shoe-daemon.toml")
+    assert version.returncode == 0 and "configuration OK" in version.stdout, version.stdout
+
+
+def test_the_packaged_service_starts_as_its_user(packaged: Path) -> None:
+    serve(packaged, "usr/lib/systemd/system/shoe-daemon.service")
+
+
+def test_purging_the_package_keeps_the_ledger_and_keys(packaged: Path) -> None:
+    root = packaged
+    purge = in_root(root, "apt-get", "purge", "-y", "-qq", "shoe-daemon")
+    assert purge.returncode == 0, purge.stdout + purge.stderr
+    assert not (root / "opt/shoe-daemon/venv").exists()
+    assert not (root / "usr/lib/systemd/system/shoe-daemon.service").exists()
+    assert (root / "var/lib/shoe-daemon/ledger.sqlite3").is_file()
+    assert (root / "var/lib/shoe-daemon/keys/current").is_file()
