@@ -9,6 +9,11 @@ per interval (else systemd kills and restarts it), `STOPPING=1` when it shuts do
 The daemon calls `tick()` from its main loop itself, never from a thread: a hung loop then
 stops the pings and the watchdog does its job. Without `$NOTIFY_SOCKET` (a terminal, the
 tests) every call does nothing. A failed send is not fatal: the service keeps running.
+
+The socket is non-blocking: a send to a reader that is slow (systemd busy, the socket's
+queue of a few datagrams full) would otherwise block, and with it the loop that must ping.
+What cannot go now stays pending, merged with what comes next (the latest STATUS wins), and
+goes with the next call, one beat of the loop later.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ class Notifier:
         self.ready_sent = False
         self.pings = 0
         self.errors = 0
+        self._pending: dict[str, str] = {}
         self._last_ping = 0.0
         self._sock: socket.socket | None = None
         if self.address:
             self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            self._sock.setblocking(False)
 
     @staticmethod
     def _watchdog_interval(env: Mapping[str, str]) -> float | None:
@@ -61,26 +68,40 @@ class Notifier:
         return None if self.watchdog_interval is None else self.watchdog_interval / 2
 
     def send(self, **fields: str) -> bool:
-        """One datagram of KEY=value lines; False if nobody listens or the send failed."""
+        """Queue KEY=value assignments and send all that are pending, in one datagram.
+
+        True once sent; False if nobody listens, or if the socket is full (they stay
+        pending for the next call)."""
         if self._sock is None or self.address is None:
             return False
-        text = "\n".join(f"{key}={value}" for key, value in fields.items())
+        self._pending.update(fields)
+        text = "\n".join(f"{key}={value}" for key, value in self._pending.items())
         try:
             self._sock.sendto(text.encode(), socket_address(self.address))
+        except BlockingIOError:
+            return False
         except OSError:
             self.errors += 1
+            self._pending.clear()  # no listener (yet): nothing to keep for it
             return False
+        if "READY" in self._pending:
+            self.ready_sent = True
+        if "WATCHDOG" in self._pending:
+            self.pings += 1
+        self._pending.clear()
         return True
 
     def ready(self, status: str) -> None:
         self.status_text = status
-        self.ready_sent = self.send(READY="1", STATUS=status) or self.ready_sent
+        self.send(READY="1", STATUS=status)
 
     def status(self, text: str) -> None:
         """Sent only when it changes: `systemctl status` shows the latest line."""
         if text != self.status_text:
             self.status_text = text
             self.send(STATUS=text)
+        elif self._pending:
+            self.send()
 
     def tick(self, now: float | None = None) -> None:
         """WATCHDOG=1 when half the interval has passed since the last ping."""
@@ -90,8 +111,9 @@ class Notifier:
         now = time.monotonic() if now is None else now
         if now - self._last_ping >= every:
             self._last_ping = now
-            if self.send(WATCHDOG="1"):
-                self.pings += 1
+            self.send(WATCHDOG="1")
+        elif self._pending:
+            self.send()
 
     def stopping(self, status: str) -> None:
         self.status_text = status

@@ -9,6 +9,7 @@ stopped (SIGSTOP), STOPPING=1 at SIGTERM, and no READY at all when the ledger is
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -179,3 +180,35 @@ def test_the_watchdog_is_for_this_process_only() -> None:
     assert not Notifier({}).enabled
     mine.close()
     other.close()
+
+
+def test_a_full_disk_says_hold_in_the_status_and_recovers(tmp_path, systemd):
+    """A real tmpfs under the ledger, filled to the last byte (as tests/test_disk_full.py)."""
+    state = tmp_path / "state"
+    state.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(state)], check=True)
+    shoe, _ = start_shoe(tmp_path, "baden", pace=0.02)
+    daemon = start(tmp_path, systemd.name, tmp_path / "shoe")
+    filler = state / "filler"
+    try:
+        systemd.wait_for("READY")
+        while "coup 2," not in systemd.wait_for("STATUS")["STATUS"]:
+            pass  # dealing, with a result on record
+        with filler.open("wb") as f, contextlib.suppress(OSError):
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+        hold = systemd.wait_for("STATUS")
+        while "HOLD" not in hold["STATUS"]:
+            hold = systemd.wait_for("STATUS")
+        assert hold["STATUS"] == ("Table table-1 baden: HOLD: ledger unwritable "
+                                  "(database or disk is full)")
+        assert len(pings(systemd.read(1.5))) >= 2  # held, not hung: still pinging
+        filler.unlink()
+        back = systemd.wait_for("STATUS")["STATUS"]
+        while "HOLD" in back or "shoe 1 coup" not in back:  # plays on where the ledger stopped
+            back = systemd.wait_for("STATUS")["STATUS"]
+    finally:
+        stop(daemon)
+        stop(shoe)
+        subprocess.run(["umount", "-l", str(state)], check=False)
