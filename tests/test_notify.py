@@ -212,3 +212,17 @@ def test_a_full_disk_says_hold_in_the_status_and_recovers(tmp_path, systemd):
         stop(daemon)
         stop(shoe)
         subprocess.run(["umount", "-l", str(state)], check=False)
+
+
+def test_a_full_socket_never_blocks_and_the_latest_status_wins(tmp_path, systemd):
+    notifier = Notifier({"NOTIFY_SOCKET": systemd.name})
+    started = time.monotonic()
+    for i in range(500):  # far more than the socket queues while nobody reads
+        notifier.status(f"coup {i}")
+    assert time.monotonic() - started < 1.0
+    queued = [f["STATUS"] for _, f in systemd.read(0.3)]
+    assert queued[0] == "coup 0" and "coup 499" not in queued
+    notifier.tick()  # the next beat of the loop sends what waited
+    notifier.status("coup 499")
+    assert [f["STATUS"] for _, f in systemd.read(0.3)] == ["coup 499"]
+    notifier.close()
