@@ -226,3 +226,18 @@ def test_a_full_socket_never_blocks_and_the_latest_status_wins(tmp_path, systemd
     notifier.status("coup 499")
     assert [f["STATUS"] for _, f in systemd.read(0.3)] == ["coup 499"]
     notifier.close()
+
+
+def test_a_dealing_irregularity_shows_as_a_hold_with_its_rule(tmp_path, systemd):
+    shoe, _ = start_shoe(tmp_path, "baden", pace=0.02, seed=3, faults=["unreadable=0.5"])
+    daemon = start(tmp_path, systemd.name, tmp_path / "shoe")
+    try:
+        systemd.wait_for("READY")
+        status = systemd.wait_for("STATUS")["STATUS"]
+        while "HOLD" not in status:
+            status = systemd.wait_for("STATUS")["STATUS"]
+        assert status.startswith("Table table-1 baden: shoe 1 coup ")
+        assert ", HOLD: UNREADABLE_CARD (shoe-line-protocol CARD ??)" in status  # its rule
+    finally:
+        stop(daemon)
+        stop(shoe)
