@@ -22,6 +22,13 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("capture", type=Path, help="file of raw shoe-to-host bytes")
     run = sub.add_parser("run", help="run the daemon against a shoe")
     config.add_arguments(run)
+    check = sub.add_parser("check-config", help="validate the settings and say what the "
+                           "service will do (exit 2 naming a bad setting)")
+    config.add_arguments(check)
+    status = sub.add_parser("status", help="summarise the running daemon from its state "
+                            "directory, read-only (exit 0 serving, 1 not in play, 3 not running)")
+    status.add_argument("--state-dir", type=Path, help="the daemon's state directory")
+    status.add_argument("--config", type=Path, help="or the TOML file naming it")
     audit.add_audit_parser(sub)
     return parser
 
@@ -57,6 +64,23 @@ def _run(args: argparse.Namespace) -> int:
     return daemon.run()
 
 
+def _status(args: argparse.Namespace) -> int:
+    from shoe_daemon.status import CANNOT_READ, run_status
+
+    state_dir = args.state_dir
+    if state_dir is None and args.config is not None:
+        try:
+            state_dir = config.load(argparse.Namespace(config=args.config)).state_dir
+        except config.ConfigError as e:
+            print(f"shoe-daemon status: {e}", file=sys.stderr)
+            return CANNOT_READ
+    if state_dir is None:
+        print("shoe-daemon status: give --state-dir, or --config naming state_dir",
+              file=sys.stderr)
+        return CANNOT_READ
+    return run_status(Path(state_dir))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "replay":
@@ -73,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args)
     if args.command == "audit":
         return audit.run_audit(args)
+    if args.command == "check-config":
+        from shoe_daemon.check_config import run_check_config
+
+        return run_check_config(args)
+    if args.command == "status":
+        return _status(args)
     return 2
 
 

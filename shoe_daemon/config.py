@@ -54,8 +54,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("reconnect_max", float, 5.0, "longest wait in seconds between reopen attempts"),
     Setting("retention_days", int, 0, "days the ledger keeps exported records before "
             "`audit prune` may remove them; 0 keeps them for ever"),
-    Setting("log_format", str, "auto", "log lines: json, console, or auto", (
-        "auto", "json", "console")),
+    Setting("log_format", str, "auto", "log lines: json, console, journal, or auto", (
+        "auto", "json", "console", "journal")),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 

@@ -36,7 +36,9 @@ from shoe_daemon import __version__
 from shoe_daemon.config import Config
 from shoe_daemon.coup import CoupMachine
 from shoe_daemon.ledger import Ledger, LedgerError
+from shoe_daemon.notify import Notifier
 from shoe_daemon.profiles import get_profile
+from shoe_daemon.status import StatusReporter
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
 STATS_EVERY = 60.0  # s between line-statistics log lines (when something changed)
@@ -102,6 +104,7 @@ class Daemon:
         self._lines: list[dict[str, Any]] = []  # decided by the batch being played
         self._backlog: list[tuple[str, dict[str, Any]]] = []  # records not yet committed
         self._ledger_down = False
+        self._ledger_error = ""
         self._capture_down = False
         self._stale = False  # the machine ran ahead of a failed commit: rebuild before playing
         self._clock_offset = time.time_ns() - time.monotonic_ns()
@@ -113,6 +116,8 @@ class Daemon:
         self._stats_at = time.monotonic()
         self._stats_last: tuple[int, ...] = ()
         self.results = results if results is not None else self._open_results()
+        self.notifier = Notifier()
+        self.reporter = StatusReporter(self, self.notifier)
 
     # ---- start: the ledger is the truth --------------------------------------------------
 
@@ -155,6 +160,9 @@ class Daemon:
                            recorded=len(recorded))
         boot = self._last_boot_id() or kept.boot_id
         self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot)
+        # Committed but perhaps never acknowledged (killed in between): a resent copy is a
+        # duplicate and must be acknowledged, or the shoe resends it for ever.
+        self.receiver.last_in_order = last["seq"]
         self.boot_id = boot
 
     def _last_boot_id(self) -> str | None:
@@ -192,6 +200,7 @@ class Daemon:
         signal.signal(signal.SIGINT, self.stop)
 
     def run(self) -> int:
+        self.reporter.starting()
         try:
             self.restore()
             self._record("daemon.start", {
@@ -200,6 +209,7 @@ class Daemon:
             })
         except LedgerError as e:
             self.log.error("ledger.unusable", error=str(e))
+            self.reporter.failed(f"audit ledger unusable: {e}")
             return 1
         self.log.info("daemon.start", version=__version__, profile=self.config.profile,
                       transport=self.transport.name, capture=str(self.capture_path))
@@ -207,6 +217,7 @@ class Daemon:
         down_since: float | None = None
         try:
             while not self.stop_event.is_set():
+                self.reporter.beat()
                 if not self.transport.is_open:
                     try:
                         self.transport.open()
@@ -215,7 +226,8 @@ class Daemon:
                             down_since = time.monotonic()
                             self.log.warning("shoe.unavailable", error=str(e), retry_in=wait)
                             self._record("transport", {"event": "unavailable", "detail": str(e)})
-                        self.stop_event.wait(wait)
+                        self.reporter.ready()  # running: STATUS says it waits for the shoe
+                        self._pause(wait)
                         wait = min(wait * 2, self.config.reconnect_max)
                         continue
                     outage = None if down_since is None else time.monotonic() - down_since
@@ -225,6 +237,7 @@ class Daemon:
                                                "detail": self.transport.name})
                     wait, down_since = self.config.reconnect_min, None
                     self.lamp_sent = None
+                    self.reporter.ready()
                 try:
                     self._send_lamp()  # the shoe learns the state at once; it can vanish here too
                     self._serve_once()
@@ -238,6 +251,7 @@ class Daemon:
             self.log.exception("daemon.crash", **self._where())
             return 1
         finally:
+            self.reporter.stopping()
             self.transport.close()
             self._record("daemon.stop", self._where())
             self._log_stats(force=True)
@@ -246,6 +260,16 @@ class Daemon:
             self.results.flush()
             self.log.info("daemon.stop", **self._where())
         return 0
+
+    def _pause(self, seconds: float) -> None:
+        """Wait for the shoe's next reopen, still pinging the watchdog from this loop."""
+        deadline = time.monotonic() + seconds
+        while not self.stop_event.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.stop_event.wait(min(left, self.reporter.slice))
+            self.reporter.beat()
 
     # ---- the loop's body -------------------------------------------------------------------
 
@@ -305,6 +329,7 @@ class Daemon:
             if not self._ledger_down:
                 self.log.error("ledger.write_failed", error=str(e), **self._where())
             self._ledger_down = True
+            self._ledger_error = str(e.__cause__ or e)
             self._stale = self._stale or bool(records)  # the machine ran ahead of the ledger
             return False
         self._backlog.clear()
@@ -323,6 +348,7 @@ class Daemon:
             if not self._ledger_down:
                 self.log.error("ledger.write_failed", error=str(e), **self._where())
             self._ledger_down = True
+            self._ledger_error = str(e.__cause__ or e)
 
     def _check_clock(self) -> None:
         offset = time.time_ns() - time.monotonic_ns()

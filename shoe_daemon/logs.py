@@ -1,23 +1,36 @@
-"""Logging: JSON lines on stderr for journald, readable lines on a terminal (structlog)."""
+"""Logging: journald's structured fields under systemd, JSON lines on stderr otherwise,
+readable lines on a terminal (structlog)."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import TextIO
+from pathlib import Path
+from typing import Any, TextIO
 
 import structlog
 
+from shoe_daemon import journal
 
-def configure(fmt: str = "auto", stream: TextIO | None = None, level: int = logging.INFO) -> None:
+
+def configure(fmt: str = "auto", stream: TextIO | None = None, level: int = logging.INFO,
+              journal_socket: Path = journal.SOCKET) -> str:
+    """Set up structlog; returns the format chosen (`auto` resolved)."""
     stream = stream or sys.stderr
     if fmt == "auto":
-        fmt = "console" if stream.isatty() else "json"
-    renderer = (
-        structlog.dev.ConsoleRenderer(colors=stream.isatty())
-        if fmt == "console"
-        else structlog.processors.JSONRenderer()
-    )
+        if journal.stream_is_journal(stream) and journal_socket.is_socket():
+            fmt = "journal"
+        else:
+            fmt = "console" if stream.isatty() else "json"
+    factory: Any = structlog.PrintLoggerFactory(file=stream)
+    if fmt == "journal":
+        writer = journal.JournalWriter(journal_socket, fallback=stream)
+        renderer: Any = journal.as_event
+        factory = lambda *_: journal.JournalLogger(writer)  # noqa: E731
+    elif fmt == "console":
+        renderer = structlog.dev.ConsoleRenderer(colors=stream.isatty())
+    else:
+        renderer = structlog.processors.JSONRenderer()
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -27,6 +40,7 @@ def configure(fmt: str = "auto", stream: TextIO | None = None, level: int = logg
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        logger_factory=factory,
         cache_logger_on_first_use=False,
     )
+    return fmt

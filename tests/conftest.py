@@ -1,23 +1,29 @@
-"""`--soak` runs the long hardware-in-the-loop tests too (off by default, to keep CI short)."""
+"""`--soak` runs the long hardware-in-the-loop tests too (off by default, to keep CI short);
+`--chroot` the install in a debootstrapped Debian root (root and network; CI runs it apart)."""
 
 from __future__ import annotations
 
 import pytest
 
+OPTIONAL = {"soak": "long hardware-in-the-loop runs (--soak)",
+            "chroot": "the install in a clean Debian root made by debootstrap (--chroot)"}
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--soak", action="store_true", help="also run the long soak tests")
+    parser.addoption("--chroot", action="store_true",
+                     help="also run the install test in a debootstrapped Debian root")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "soak: long hardware-in-the-loop runs (--soak)")
+    for marker, text in OPTIONAL.items():
+        config.addinivalue_line("markers", f"{marker}: {text}")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if config.getoption("--soak"):
-        return
-    selected = [item for item in items if "soak" not in item.keywords]
-    deselected = [item for item in items if "soak" in item.keywords]
+    off = {m for m in OPTIONAL if not config.getoption(f"--{m}")}
+    selected = [item for item in items if not off & set(item.keywords)]
+    deselected = [item for item in items if off & set(item.keywords)]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected

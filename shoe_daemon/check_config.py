@@ -1,0 +1,141 @@
+"""`shoe-daemon check-config`: load the settings exactly as `run` does, check what can be
+checked without starting, and say in plain words what the service will do.
+
+A technician runs it after editing `/etc/shoe-daemon/shoe-daemon.toml` and before
+`systemctl restart`, as the service's user (`sudo -u shoe-daemon ...`) so that the
+permission checks are the service's. Exit 0: the service can start (warnings may say the
+shoe is not plugged in or no signing key exists yet); exit 2: a setting is wrong, and the
+message names it, as `run` would refuse it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from shoe_daemon import config, keys
+from shoe_daemon.profiles import get_profile
+
+
+class Findings:
+    """Lines to print, warnings, and the first error (which names its setting)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.warnings: list[str] = []
+        self.errors: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def _creatable(path: Path) -> str | None:
+    """Why the daemon could not create or write `path` (None if it can)."""
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            return f"{path}: no existing parent"
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable by uid {os.geteuid()}"
+    return None
+
+
+def _transport(c: config.Config, found: Findings) -> None:
+    if c.transport == "serial":
+        found.say(f"shoe: serial port {c.port} at {c.baud} baud, 8N1")
+        port = Path(c.port)
+        if not port.is_absolute():
+            found.errors.append(f"setting 'port': {c.port} is not an absolute device path")
+        elif not port.exists():
+            found.warnings.append(f"setting 'port': {c.port} does not exist now (shoe unplugged, "
+                                  "or the udev rule does not match its adapter); the service "
+                                  "will start and wait for it")
+        elif not port.is_char_device():
+            found.errors.append(f"setting 'port': {c.port} is not a character device")
+        elif not os.access(port, os.R_OK | os.W_OK):
+            found.warnings.append(f"setting 'port': {c.port} is not readable and writable by "
+                                  f"uid {os.geteuid()} (the udev rule's group or mode)")
+    else:
+        serial = f", serial {c.usb_serial}" if c.usb_serial else " (first one found)"
+        found.say(f"shoe: USB vendor interface {c.usb_vendor:04x}:{c.usb_product:04x}{serial}, "
+                  f"interface {c.usb_interface}, endpoints IN 0x{c.usb_endpoint_in:02x} "
+                  f"OUT 0x{c.usb_endpoint_out:02x}")
+        if not 0x81 <= c.usb_endpoint_in <= 0x8F:
+            found.errors.append(f"setting 'usb_endpoint_in': 0x{c.usb_endpoint_in:02x} is not an "
+                                "IN endpoint address (0x81 to 0x8f)")
+        if not 0x01 <= c.usb_endpoint_out <= 0x0F:
+            found.errors.append(f"setting 'usb_endpoint_out': 0x{c.usb_endpoint_out:02x} is not "
+                                "an OUT endpoint address (0x01 to 0x0f)")
+        if c.usb_vendor == 0 or c.usb_product == 0:
+            found.errors.append("settings 'usb_vendor' and 'usb_product': 0 is not a device id")
+
+
+def _state(c: config.Config, found: Findings) -> None:
+    found.say(f"state: {c.state_dir} (audit ledger ledger.sqlite3, raw captures under "
+              "captures/, status.json)")
+    why = _creatable(c.state_dir)
+    if why:
+        found.errors.append(f"setting 'state_dir': {why}")
+        return
+    if c.results == "-":
+        found.say("results: printed on standard output (the journal, under systemd)")
+    else:
+        found.say(f"results: one JSON line per validated result appended to {c.results}")
+        why = _creatable(Path(c.results))
+        if why and not os.access(c.results, os.W_OK):
+            found.errors.append(f"setting 'results': {why}")
+    try:
+        current = keys.load_current(c.state_dir) if c.state_dir.is_dir() else None
+    except keys.KeyProblem as e:
+        found.warnings.append(f"signing key: {e}")
+        return
+    if current is None:
+        found.warnings.append(f"signing key: none yet; run `shoe-daemon audit keygen "
+                              f"--state-dir {c.state_dir}` before the first export")
+    else:
+        found.say(f"signing key: {current.stem}, key id {current.key_id} (lodged with the "
+                  "regulator?)")
+
+
+def check(settings: config.Config) -> Findings:
+    """Everything `check-config` prints, from settings that `config.load` accepted."""
+    found = Findings()
+    c = settings
+    p = get_profile(c.profile)
+    found.say(f"table: {c.table}")
+    found.say(f"profile: {p.name}: {p.house}, {p.game.value}, {p.packs} packs "
+              f"(seed docs/seeds/{p.seed})")
+    found.say(f"  packs: {p.packs_source}")
+    found.say(f"  commission: {p.commission_source}")
+    found.say(f"  cut card: {p.cut_source}")
+    _transport(c, found)
+    found.say(f"reopen a lost shoe after {c.reconnect_min} s, doubling up to "
+              f"{c.reconnect_max} s")
+    _state(c, found)
+    http = getattr(c, "http", None)
+    if http:
+        found.say(f"display: HTTP on {http}")
+    found.say(f"logs: {c.log_format} (journald's own fields when run by systemd)")
+    return found
+
+
+def run_check_config(args: argparse.Namespace) -> int:
+    try:
+        settings = config.load(args)
+    except config.ConfigError as e:
+        print(f"shoe-daemon check-config: {e}")
+        return 2
+    found = check(settings)
+    print("\n".join(found.lines))
+    for text in found.warnings:
+        print(f"WARNING: {text}")
+    for text in found.errors:
+        print(f"ERROR: {text}")
+    if found.errors:
+        return 2
+    print("configuration OK" + (f" ({len(found.warnings)} warning(s))" if found.warnings else ""))
+    return 0

@@ -1,0 +1,276 @@
+"""What the running daemon is doing, said three ways: `systemctl status` (sd_notify STATUS=
+lines), `STATE_DIR/status.json` (rewritten atomically on every change and every
+`FILE_EVERY` seconds as a heartbeat), and the `shoe-daemon status` command, which reads that
+file and the audit ledger read-only and never disturbs the daemon.
+
+`shoe-daemon status` exits 0 when the daemon runs and serves the table, 1 when it runs but
+the table is not in play (waiting for the shoe, a hold, the ledger unwritable, or no
+heartbeat for `STALE_AFTER` seconds: a hung loop), 3 when it is not running (the LSB code
+`systemctl status` uses), 2 when the state cannot be read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shoe_daemon.notify import Notifier
+
+if TYPE_CHECKING:
+    from shoe_daemon.daemon import Daemon
+
+STATUS_FILE = "status.json"
+FILE_EVERY = 30.0  # s between heartbeat rewrites of status.json when nothing changed
+STALE_AFTER = 3 * FILE_EVERY  # s without a heartbeat: the loop is stuck
+SLICE = 1.0  # s: the longest single wait in the loop when no watchdog interval is given
+
+RUNNING, NOT_IN_PLAY, CANNOT_READ, NOT_RUNNING = 0, 1, 2, 3
+
+_STATE_WORDS = {
+    "no_shoe": "no shoe loaded",
+    "waiting_for_stakes": "waiting for stakes",
+    "dealing": "dealing",
+    "punter_to_declare": "waiting for the punter's declaration",
+    "punter_drawing": "punter drawing",
+    "banker_to_play": "waiting for the banker",
+    "decided": "coup decided",
+}
+
+
+def _iso(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="seconds")
+
+
+class StatusReporter:
+    """Turns the daemon's state into STATUS= lines, watchdog pings and status.json."""
+
+    def __init__(self, daemon: Daemon, notifier: Notifier) -> None:
+        self.daemon = daemon
+        self.notifier = notifier
+        self.path = daemon.config.state_dir / STATUS_FILE
+        self.text = "starting"
+        self.phase = "starting"
+        every = notifier.ping_every
+        self.slice = SLICE if every is None else min(SLICE, every / 2)
+        self._written: tuple[Any, ...] = ()
+        self._written_at = 0.0
+
+    # ---- life cycle: the daemon calls these ------------------------------------------------
+
+    def starting(self) -> None:
+        self._say("starting", f"{self._table()}: verifying the audit ledger")
+
+    def failed(self, why: str) -> None:
+        self._say("failed", f"{self._table()}: {why}")
+
+    def ready(self) -> None:
+        """READY=1: the ledger is verified and the shoe's port was tried (open or awaited)."""
+        if self.phase == "starting":
+            self.phase = "running"
+            self.text = self.line()
+            self.notifier.ready(self.text)
+            self._write(force=True)
+
+    def beat(self) -> None:
+        """From the main loop: ping the watchdog, say what changed."""
+        self.notifier.tick()
+        if self.phase != "running":
+            return
+        self.text = self.line()
+        self.notifier.status(self.text)
+        self._write()
+
+    def stopping(self) -> None:
+        self.phase = "stopped"
+        self.notifier.stopping(f"{self._table()}: stopping")
+        self._say("stopped", f"{self._table()}: stopped")
+
+    # ---- the words --------------------------------------------------------------------------
+
+    def _table(self) -> str:
+        c = self.daemon.config
+        return f"Table {c.table} {c.profile}"
+
+    def line(self) -> str:
+        """One line a person reads in `systemctl status`."""
+        d = self.daemon
+        if d._ledger_down:
+            return f"{self._table()}: HOLD: ledger unwritable ({d._ledger_error})"
+        if not d.transport.is_open:
+            c = d.config
+            where = c.port if c.transport == "serial" else d.transport.name
+            return f"{self._table()}: waiting for the shoe on {where}"
+        m = d.machine
+        where = []
+        if m.shoe is not None:
+            where.append(f"shoe {m.shoe.number}")
+        if m.coup is not None:
+            where.append(f"coup {m.coup.number}")
+        if m.state == "on_hold" and m.hold_ is not None:
+            doing = f"HOLD: {m.hold_.code.value} ({m.hold_.rule})"
+        else:
+            doing = _STATE_WORDS.get(m.state, m.state.replace("_", " "))
+        return f"{self._table()}: {' '.join(where) + ', ' if where else ''}{doing}"
+
+    def _say(self, phase: str, text: str) -> None:
+        self.phase, self.text = phase, text
+        self.notifier.status(text)
+        self._write(force=True)
+
+    # ---- status.json -------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        d = self.daemon
+        m = d.machine
+        return {
+            "pid": os.getpid(),
+            "phase": self.phase,
+            "status": self.text,
+            "table": d.config.table,
+            "profile": d.config.profile,
+            "transport": d.transport.name,
+            "shoe_connected": d.transport.is_open,
+            "ledger_ok": not d._ledger_down,
+            "state": m.state,
+            "shoe": m.shoe.number if m.shoe else None,
+            "coup": m.coup.number if m.coup else None,
+            "hold": m.hold_.code.value if m.state == "on_hold" and m.hold_ else None,
+            "watchdog_s": self.notifier.watchdog_interval,
+            "ready_sent": self.notifier.ready_sent,
+        }
+
+    def _write(self, force: bool = False) -> None:
+        """Atomically (write, rename), on change or as a heartbeat; a full disk only skips it."""
+        now = time.monotonic()
+        snap = self.snapshot()
+        key = tuple(snap.values())
+        if not force and key == self._written and now - self._written_at < FILE_EVERY:
+            return
+        self._written, self._written_at = key, now
+        snap["updated_ns"] = time.time_ns()
+        snap["updated"] = _iso(snap["updated_ns"])
+        tmp = self.path.with_name(f".{STATUS_FILE}.tmp")
+        with contextlib.suppress(OSError):
+            tmp.write_text(json.dumps(snap) + "\n")
+            os.replace(tmp, self.path)
+
+
+# ---- `shoe-daemon status` ---------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    """What `shoe-daemon status` found; `lines` are printed, `code` is the exit status."""
+
+    code: int
+    lines: list[str] = field(default_factory=list)
+
+
+def pid_alive(pid: int) -> bool:
+    """A live (not zombie) process running shoe-daemon: a reused pid is not ours."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z" and b"shoe" in cmdline
+
+
+def _ledger_facts(state_dir: Path) -> dict[str, Any]:
+    """The ledger's count, chain and seals, and its latest events, read-only."""
+    from shoe_daemon.audit import AuditError, VerifyFailed, _LedgerReader
+
+    facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None}
+    try:
+        reader = _LedgerReader(state_dir)
+    except AuditError as e:
+        facts["chain"] = str(e)
+        return facts
+    last: dict[str, Any] = facts["last"]
+    try:
+        for record in reader.checked():
+            facts["records"] += 1
+            last[record.kind] = record
+            if record.kind == "daemon.start":
+                last.pop("daemon.stop", None)
+            elif record.kind == "result":
+                line = record.body["line"]
+                if line["event"] == "coup.result":
+                    last["coup.result"] = record
+                elif line["event"] == "irregularity" and line.get("hold"):
+                    facts["hold"] = line
+                elif line["event"] == "irregularity.resolved":
+                    facts["hold"] = None
+        facts["chain"] = "good"
+    except VerifyFailed as e:
+        facts["chain"] = f"BROKEN: {e}"
+    except sqlite3.Error as e:
+        facts["chain"] = f"unreadable: {e}"
+    finally:
+        reader.close()
+    return facts
+
+
+def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
+    """The running daemon in a few lines, from status.json and the ledger (read-only)."""
+    now_ns = time.time_ns() if now_ns is None else now_ns
+    status: dict[str, Any] | None = None
+    try:
+        status = json.loads((state_dir / STATUS_FILE).read_text())
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as e:
+        return Summary(CANNOT_READ, [f"cannot read {state_dir / STATUS_FILE}: {e}"])
+    facts = _ledger_facts(state_dir)
+    last = facts["last"]
+    start = last.get("daemon.start")
+    if status is not None:
+        pid = status["pid"]
+        running = pid_alive(pid) and status["phase"] not in ("stopped", "failed")
+    else:
+        pid = start.body.get("pid") if start else None
+        running = pid is not None and pid_alive(pid) and "daemon.stop" not in last
+    lines = [f"daemon: running, pid {pid}" + (f", started {_iso(start.wall_ns)}" if start else "")
+             if running else "daemon: not running" + (f" (last pid {pid})" if pid else "")]
+    code = RUNNING if running else NOT_RUNNING
+    if status is not None:
+        age = (now_ns - status["updated_ns"]) / 1e9
+        lines.append(f"status: {status['status']} (as of {status['updated']}, {age:.0f} s ago)")
+        if running and age > STALE_AFTER:
+            lines.append(f"WARNING: no heartbeat for {age:.0f} s: the main loop may be stuck")
+            code = NOT_IN_PLAY
+        elif running and (not status["shoe_connected"] or not status["ledger_ok"]
+                          or status["hold"] or status["phase"] != "running"):
+            code = NOT_IN_PLAY
+    elif running:
+        lines.append(f"status: no {STATUS_FILE} yet")
+        code = NOT_IN_PLAY
+    if "transport" in last:
+        t = last["transport"]
+        lines.append(f"shoe: {t.body['event']} ({t.body.get('detail', '')}) "
+                     f"at {_iso(t.wall_ns)}")
+    if "coup.result" in last:
+        r = last["coup.result"]
+        line = r.body["line"]
+        lines.append(f"last result: shoe {line['shoe']} coup {line['coup']} "
+                     f"{line.get('outcome', '')} at {_iso(r.wall_ns)}")
+    if facts["hold"] is not None:
+        h = facts["hold"]
+        lines.append(f"open hold: {h['code']} ({h['rule']}) at shoe {h['shoe']} coup {h['coup']}")
+    lines.append(f"ledger: {facts['records']} records, chain and seals {facts['chain']}")
+    if facts["chain"] not in ("good", "absent") and running:
+        code = NOT_IN_PLAY
+    return Summary(code, lines)
+
+
+def run_status(state_dir: Path) -> int:
+    summary = summarise(state_dir)
+    print("\n".join(summary.lines))
+    return summary.code

@@ -1,0 +1,224 @@
+"""The install paths in a clean Debian root: debootstrap makes a minimal Bookworm, and in a
+copy of it systemd/install.sh runs exactly as on a fresh Pi (apt, the system user, the state
+directory and the key made as that user, the unit, the rules, the configuration); in another
+copy the Debian package (systemd/build-deb.sh, for this machine's architecture) is installed
+with apt. In both, the service's ExecStart then runs as its user, with its environment,
+against a real notification socket, until READY=1, watchdog pings and a clean stop.
+
+Slow (a Debian root from the network, about three minutes) and root-only, so it runs only
+with `pytest --chroot` (CI does: see .ci/run). The chroots get fresh /proc and /dev/pts
+mounts only, never the host's /dev, and nothing is deleted while anything is mounted in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hil.harness import ROOT
+from tests.test_notify import Systemd, pings
+from tests.test_systemd_units import directives
+
+pytestmark = pytest.mark.chroot
+MIRROR = "http://deb.debian.org/debian"
+ADAPTER = "0403:6001:A10K2B3C"
+
+
+def mounted_under(root: Path) -> list[str]:
+    prefix = str(root.resolve()) + "/"
+    with open("/proc/mounts") as mounts:
+        return [line.split()[1] for line in mounts if line.split()[1].startswith(prefix)]
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A minimal Bookworm with this checkout in /src; copied, never used itself."""
+    assert os.geteuid() == 0, "the chroot test needs root (CI runs as root)"
+    debootstrap = shutil.which("debootstrap")
+    assert debootstrap, "debootstrap is not installed: apt-get install debootstrap"
+    root = tmp_path_factory.mktemp("bookworm")
+    root.chmod(0o755)  # it becomes "/": every user must be able to traverse it
+    subprocess.run([debootstrap, "--variant=minbase", "bookworm", str(root), MIRROR],
+                   check=True, capture_output=True, timeout=900)
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, files):
+        target = root / "src" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target)
+    shutil.copy2("/etc/resolv.conf", root / "etc/resolv.conf")
+    # This machine's trust roots (a proxy's CA, if any), for pip inside the chroot.
+    shutil.copy2("/etc/ssl/certs/ca-certificates.crt", root / "etc/host-ca.crt")
+    (root / "usr/sbin/policy-rc.d").write_text("#!/bin/sh\nexit 101\n")  # no daemons started
+    (root / "usr/sbin/policy-rc.d").chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)  # never mounted: only its copies are
+
+
+@contextlib.contextmanager
+def copy_of(bare: Path, name: str) -> Iterator[Path]:
+    """A fresh copy of the bare root with /proc and a private /dev/pts mounted."""
+    root = bare.with_name(name)
+    subprocess.run(["cp", "-a", str(bare), str(root)], check=True)
+    subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
+    subprocess.run(["mount", "-t", "devpts", "-o", "newinstance,ptmxmode=0666", "devpts",
+                    str(root / "dev/pts")], check=True)
+    try:
+        yield root
+    finally:
+        for mount in reversed(mounted_under(root)):
+            subprocess.run(["umount", mount], check=False)
+        if not mounted_under(root):
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def in_root(root: Path, *command: str, env: dict[str, str] | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    clean = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+             **(env or {})}
+    return subprocess.run(["chroot", str(root), "/usr/bin/env", "-i",
+                           *(f"{k}={v}" for k, v in clean.items()), *command],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def installed(bare: Path) -> Iterator[Path]:
+    with copy_of(bare, "scripted") as root:
+        result = in_root(root, "bash", "/src/systemd/install.sh", "--adapter", ADAPTER,
+                         env={"PIP_CERT": "/etc/host-ca.crt"})
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        assert "not started (no running systemd" in result.stdout
+        yield root
+
+
+@pytest.fixture(scope="module")
+def packaged(bare: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    arch = subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    out = tmp_path_factory.mktemp("deb")
+    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), "--arch", arch,
+                            "--adapter", ADAPTER, "--out", str(out), "--python", sys.executable],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    deb = Path(built.stdout.strip().splitlines()[-1])
+    with copy_of(bare, "packaged") as root:
+        shutil.copy2(deb, root / "tmp" / deb.name)
+        update = in_root(root, "apt-get", "update", "-qq")
+        assert update.returncode == 0, update.stderr
+        result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
+                         env={"DEBIAN_FRONTEND": "noninteractive"})
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        yield root
+
+
+def test_the_files_land_owned_by_the_service_user(installed: Path) -> None:
+    root = installed
+    user = next(line for line in (root / "etc/passwd").read_text().splitlines()
+                if line.startswith("shoe-daemon:"))
+    uid = int(user.split(":")[2])
+    assert uid != 0
+    groups = in_root(root, "id", "-nG", "shoe-daemon").stdout.split()
+    assert "dialout" in groups
+    state = root / "var/lib/shoe-daemon"
+    assert state.stat().st_uid == uid and state.stat().st_mode & 0o777 == 0o750
+    key = next((state / "keys").glob("table-*.key"))
+    assert key.stat().st_uid == uid and key.stat().st_mode & 0o777 == 0o600
+    for path in ("etc/systemd/system/shoe-daemon.service", "etc/sysusers.d/shoe-daemon.conf",
+                 "etc/udev/rules.d/99-shoe.rules", "etc/shoe-daemon/shoe-daemon.toml",
+                 "opt/shoe-daemon/venv/bin/shoe-daemon", "opt/shoe-daemon/docs/deployment.md"):
+        assert (root / path).is_file(), path
+    assert 'ATTRS{serial}=="A10K2B3C"' in (root / "etc/udev/rules.d/99-shoe.rules").read_text()
+
+
+def test_running_it_again_keeps_config_and_key_and_ownership(installed: Path) -> None:
+    root = installed
+    config = root / "etc/shoe-daemon/shoe-daemon.toml"
+    config.write_text(config.read_text().replace('table = "table-1"', 'table = "T4"'))
+    current = (root / "var/lib/shoe-daemon/keys/current").read_text()
+    again = in_root(root, "bash", "/src/systemd/install.sh", "--no-apt", "--adapter", ADAPTER,
+                    env={"PIP_CERT": "/etc/host-ca.crt"})
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "keeping /etc/shoe-daemon/shoe-daemon.toml" in again.stdout
+    assert "keeping the table's signing key" in again.stdout
+    assert (root / "var/lib/shoe-daemon/keys/current").read_text() == current
+    config.write_text(config.read_text().replace('table = "T4"', 'table = "table-1"'))
+
+
+def serve(root: Path, unit_path: str) -> None:
+    """Start the installed unit's ExecStart as systemd would, check READY, pings, stop."""
+    unit = directives(root / unit_path)
+    systemd = Systemd(str(root / "run/shoe-notify"))
+    os.chmod(systemd.name, 0o777)  # as /run/systemd/notify: any service may send to it
+    watchdog_s = int(unit["Service.WatchdogSec"][0].rstrip("s"))
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+           "NOTIFY_SOCKET": "/run/shoe-notify", "WATCHDOG_USEC": str(watchdog_s * 1_000_000)}
+    # As systemd would: User=, Group=, the user's groups, WorkingDirectory=, a clean
+    # environment; setpriv and env exec, so the pid is the daemon's own.
+    command = ["chroot", str(root), "setpriv", f"--reuid={unit['Service.User'][0]}",
+               f"--regid={unit['Service.Group'][0]}", "--init-groups", "--",
+               "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()),
+               "sh", "-c", f"cd {unit['Service.WorkingDirectory'][0]} && exec "
+               + unit["Service.ExecStart"][0]]
+    service = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        ready = systemd.wait_for("READY", 60)
+        assert ready["STATUS"] == "Table table-1 baden: waiting for the shoe on /dev/shoe"
+        assert len(pings(systemd.read(watchdog_s / 2 + 1))) >= 1
+        service.send_signal(signal.SIGTERM)
+        assert systemd.wait_for("STOPPING", 20)
+        assert service.wait(20) == 0
+    finally:
+        systemd.close()
+        if service.poll() is None:
+            service.kill()
+        _, err = service.communicate()
+    assert '"event": "daemon.start"' in err, err[-2000:]
+    status = in_root(root, *shlex.split("/opt/shoe-daemon/venv/bin/shoe-daemon status "
+                                        "--config /etc/shoe-daemon/shoe-daemon.toml"))
+    assert status.returncode == 3, status.stdout + status.stderr
+    assert "chain and seals good" in status.stdout
+
+
+def test_the_service_starts_as_its_user_and_waits_for_the_shoe(installed: Path) -> None:
+    serve(installed, "etc/systemd/system/shoe-daemon.service")
+
+
+# ---- the Debian package ---------------------------------------------------------------------
+
+
+def test_the_package_makes_user_venv_and_key(packaged: Path) -> None:
+    root = packaged
+    assert "dialout" in in_root(root, "id", "-nG", "shoe-daemon").stdout.split()
+    state = root / "var/lib/shoe-daemon"
+    key = next((state / "keys").glob("table-*.key"))
+    uid = state.stat().st_uid
+    assert uid != 0 and key.stat().st_uid == uid and key.stat().st_mode & 0o777 == 0o600
+    assert os.access(root / "opt/shoe-daemon/venv/bin/shoe-daemon", os.X_OK)
+    assert (root / "etc/systemd/system/multi-user.target.wants/shoe-daemon.service").is_symlink()
+    version = in_root(root, "shoe-daemon", "check-config", "--config",
+                      "/etc/shoe-daemon/shoe-daemon.toml")
+    assert version.returncode == 0 and "configuration OK" in version.stdout, version.stdout
+
+
+def test_the_packaged_service_starts_as_its_user(packaged: Path) -> None:
+    serve(packaged, "usr/lib/systemd/system/shoe-daemon.service")
+
+
+def test_purging_the_package_keeps_the_ledger_and_keys(packaged: Path) -> None:
+    root = packaged
+    purge = in_root(root, "apt-get", "purge", "-y", "-qq", "shoe-daemon")
+    assert purge.returncode == 0, purge.stdout + purge.stderr
+    assert not (root / "opt/shoe-daemon/venv").exists()
+    assert not (root / "usr/lib/systemd/system/shoe-daemon.service").exists()
+    assert (root / "var/lib/shoe-daemon/ledger.sqlite3").is_file()
+    assert (root / "var/lib/shoe-daemon/keys/current").is_file()
