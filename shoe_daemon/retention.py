@@ -68,14 +68,14 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
         reader.db.execute("COMMIT")
     finally:
         reader.close()
-    bounds = [
-        (last, "the newest record is always kept"),
-        (young if young is not None else last + 1,
-         f"records from {audit.iso(cutoff)} on are within the {keep_days}-day period"),
+    bounds = [  # on a tie the first is named: the most useful to the operator
         (covered + 1, f"records after {covered} are in no kept export"
          if covered >= first else "no kept export covers the oldest records"),
+        (young if young is not None else last + 1,
+         f"records from {audit.iso(cutoff)} on are within the {keep_days}-day period"),
         (shoe_start if shoe_start is not None else last + 1,
          f"the shoe in play (or last dealt) starts at record {shoe_start}"),
+        (last, "the newest record is always kept"),
     ]
     cut, bound = min(bounds, key=lambda b: b[0])
     return Plan(first, max(cut, first), last, bound, used)

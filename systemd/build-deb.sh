@@ -50,6 +50,9 @@ for glibc in 36 34 31 28 17; do platforms+=(--platform "manylinux_2_${glibc}_$MA
 
 # The files, where a package puts them (units and sysusers under /usr/lib).
 install -D -m 0644 "$SRC/systemd/shoe-daemon.service" "$stage/usr/lib/systemd/system/shoe-daemon.service"
+for unit in shoe-daemon-prune.service shoe-daemon-prune.timer; do
+    install -D -m 0644 "$SRC/systemd/$unit" "$stage/usr/lib/systemd/system/$unit"
+done
 install -D -m 0644 "$SRC/systemd/shoe-display-kiosk.service" \
     "$stage/usr/lib/systemd/user/shoe-display-kiosk.service"
 install -D -m 0644 "$SRC/systemd/shoe-daemon.sysusers" "$stage/usr/lib/sysusers.d/shoe-daemon.conf"

@@ -97,6 +97,8 @@ place() {  # place SRC DEST MODE: copy with the paths of this install
 # 3. The unit, the user, the udev rules.
 say "systemd unit in $UNITS, user in $SYSUSERS, udev rules in $UDEV"
 place "$SRC/systemd/shoe-daemon.service" "$UNITS/shoe-daemon.service" 0644
+place "$SRC/systemd/shoe-daemon-prune.service" "$UNITS/shoe-daemon-prune.service" 0644
+place "$SRC/systemd/shoe-daemon-prune.timer" "$UNITS/shoe-daemon-prune.timer" 0644
 place "$SRC/systemd/shoe-daemon.sysusers" "$SYSUSERS/shoe-daemon.conf" 0644
 if [ "$KIOSK" -eq 1 ]; then
     place "$SRC/systemd/shoe-display-kiosk.service" "$USER_UNITS/shoe-display-kiosk.service" 0644
@@ -145,10 +147,11 @@ as_service "$OPT/venv/bin/shoe-daemon" check-config --config "$ETC/shoe-daemon.t
     | sed 's/^/install: check-config: /' || die "fix $ETC/shoe-daemon.toml, then run this again"
 if [ "$START" -eq 1 ] && [ -d /run/systemd/system ]; then
     systemctl daemon-reload
-    systemctl enable shoe-daemon.service
+    systemctl enable shoe-daemon.service shoe-daemon-prune.timer
     systemctl restart shoe-daemon.service
+    systemctl start shoe-daemon-prune.timer
     say "started: systemctl status shoe-daemon"
 else
     say "not started (no running systemd, --prefix or --no-start); with systemd:"
-    say "  systemctl daemon-reload && systemctl enable --now shoe-daemon.service"
+    say "  systemctl daemon-reload && systemctl enable --now shoe-daemon.service shoe-daemon-prune.timer"
 fi

@@ -205,6 +205,7 @@ def test_the_package_makes_user_venv_and_key(packaged: Path) -> None:
     assert uid != 0 and key.stat().st_uid == uid and key.stat().st_mode & 0o777 == 0o600
     assert os.access(root / "opt/shoe-daemon/venv/bin/shoe-daemon", os.X_OK)
     assert (root / "etc/systemd/system/multi-user.target.wants/shoe-daemon.service").is_symlink()
+    assert (root / "etc/systemd/system/timers.target.wants/shoe-daemon-prune.timer").is_symlink()
     version = in_root(root, "shoe-daemon", "check-config", "--config",
                       "/etc/shoe-daemon/shoe-daemon.toml")
     assert version.returncode == 0 and "configuration OK" in version.stdout, version.stdout

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from hil.harness import ROOT, start_shoe, stop
+from shoe_daemon.ledger import Ledger
 from tests.test_notify import Systemd
 from tests.test_systemd_units import directives, tool, udev_rules
 
@@ -46,6 +47,8 @@ def test_the_files_land(prefix: Path) -> None:
     unit = prefix / "etc/systemd/system/shoe-daemon.service"
     assert unit.is_file()
     assert (prefix / "etc/systemd/user/shoe-display-kiosk.service").is_file()
+    for name in ("shoe-daemon-prune.service", "shoe-daemon-prune.timer"):
+        assert (prefix / "etc/systemd/system" / name).is_file()
     assert (prefix / "etc/sysusers.d/shoe-daemon.conf").is_file()
     assert (prefix / "opt/shoe-daemon/docs/deployment.md").is_file()
     config = (prefix / "etc/shoe-daemon/shoe-daemon.toml").read_text()
@@ -60,8 +63,10 @@ def test_the_files_land(prefix: Path) -> None:
 
 
 def test_systemd_analyze_verify_passes_on_every_installed_unit(prefix: Path) -> None:
-    for unit in (prefix / "etc/systemd/system/shoe-daemon.service",
-                 prefix / "etc/systemd/user/shoe-display-kiosk.service"):
+    units = sorted((prefix / "etc/systemd/system").glob("shoe-daemon*"))
+    assert [u.name for u in units] == ["shoe-daemon-prune.service", "shoe-daemon-prune.timer",
+                                       "shoe-daemon.service"]
+    for unit in (*units, prefix / "etc/systemd/user/shoe-display-kiosk.service"):
         result = subprocess.run([tool("systemd-analyze"), "verify", str(unit)],
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 0 and not result.stderr.strip(), (unit, result.stderr)
@@ -106,6 +111,35 @@ def test_the_installed_service_starts_and_serves(prefix: Path, tmp_path: Path) -
         stop(service)
         stop(shoe)
     assert '"event": "daemon.start"' in log.read_text()
+
+
+def test_the_installed_prune_service_runs_with_the_installed_config(prefix: Path,
+                                                                    tmp_path: Path) -> None:
+    """The timer's service as systemd would start it (minus the sandbox): ExecStart from the
+    placed unit, reading the installed configuration's retention_days."""
+    unit = directives(prefix / "etc/systemd/system/shoe-daemon-prune.service")
+    timer = directives(prefix / "etc/systemd/system/shoe-daemon-prune.timer")
+    assert timer["Install.WantedBy"] == ["timers.target"] and timer["Timer.Persistent"] == ["yes"]
+    command = shlex.split(unit["Service.ExecStart"][0])
+    state = prefix / "var/lib/shoe-daemon"
+    forever = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert forever.returncode == 0 and "kept for ever" in forever.stdout, forever.stderr
+    config = prefix / "etc/shoe-daemon/shoe-daemon.toml"
+    original = config.read_text()
+    config.write_text(original.replace("retention_days = 0", "retention_days = 1"))
+    try:
+        if not (state / "ledger.sqlite3").exists():  # run alone: a ledger of one record
+            Ledger(state).append("note", {})
+        shoe_daemon = str(prefix / "opt/shoe-daemon/venv/bin/shoe-daemon")
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "removed 0 records" in done.stdout and "no kept export" in done.stdout
+        subprocess.run([shoe_daemon, "audit", "export", "--state-dir", str(state), "--out",
+                        str(tmp_path / "x")], check=True, capture_output=True, timeout=60)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "within the 1-day period" in done.stdout, done.stdout
+    finally:
+        config.write_text(original)
 
 
 def test_running_it_again_keeps_the_operators_config_and_key(prefix: Path) -> None:
@@ -167,6 +201,8 @@ def test_the_pi_package_carries_only_wheels_for_the_pi(tmp_path: Path) -> None:
         tags = name[:-4].split("-")[-1]
         assert tags == "any" or "aarch64" in tags, name
     for path in ("./usr/lib/systemd/system/shoe-daemon.service",
+                 "./usr/lib/systemd/system/shoe-daemon-prune.service",
+                 "./usr/lib/systemd/system/shoe-daemon-prune.timer",
                  "./usr/lib/sysusers.d/shoe-daemon.conf", "./etc/udev/rules.d/99-shoe.rules"):
         assert any(line.endswith(path) for line in listing), path
     conffiles = subprocess.run(["dpkg-deb", "--ctrl-tarfile", deb], check=True,

@@ -55,6 +55,22 @@ def test_the_service_rates_ok_or_better_in_systemd_analyze_security() -> None:
     assert f"{exposure} {label}" in documented, "docs/deployment.md gives another figure"
 
 
+def test_the_prune_service_rates_safe_and_its_timer_is_daily() -> None:
+    prune = SYSTEMD / "shoe-daemon-prune.service"
+    result = subprocess.run([tool("systemd-analyze"), "security", "--offline=true",
+                             f"--threshold={int(OK_THRESHOLD * 10)}", str(prune)],
+                            capture_output=True, text=True, timeout=60)
+    match = re.search(r"Overall exposure level for shoe-daemon-prune.service: ([\d.]+) (\w+)",
+                      result.stdout)
+    assert match and float(match.group(1)) <= OK_THRESHOLD, result.stdout + result.stderr
+    d = directives(prune)
+    assert d["Service.User"] == ["shoe-daemon"] and d["Service.PrivateNetwork"] == ["yes"]
+    assert d["Service.ExecStart"][0].split()[1:] == [
+        "audit", "prune", "--config", "/etc/shoe-daemon/shoe-daemon.toml"]
+    timer = directives(SYSTEMD / "shoe-daemon-prune.timer")
+    assert timer["Timer.OnCalendar"] == ["*-*-* 07:30:00"]
+
+
 def test_the_service_is_notify_watchdog_and_restart_on_failure() -> None:
     d = directives(UNIT)
     assert d["Service.Type"] == ["notify"]
