@@ -19,7 +19,7 @@ from hil.harness import start_daemon, start_shoe, stop
 from shoe_daemon import audit, keys, ledger, retention
 from shoe_daemon.audit import AuditError, VerifyFailed
 from shoe_daemon.ledger import PRUNED, Ledger, LedgerCorrupt
-from tests.test_audit import T0, T0_NS, Clock, _coup, _frame, _result, _start
+from tests.test_audit import T0, T0_NS, Clock, _coup, _frame, _result, _start, all_records
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY = retention.DAY_NS
@@ -57,16 +57,8 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def starts(state: Path) -> list[int]:
     """Where each shoe's BTN,SHOE frame is in the ledger."""
-    return [r.idx for r in retained(state)
+    return [r.idx for r in all_records(state)
             if r.kind == "frame" and r.body["fields"][:1] == ["SHOE"]]
-
-
-def retained(state: Path) -> list[ledger.Record]:
-    book = Ledger(state)
-    try:
-        return list(book.records())
-    finally:
-        book.close()
 
 
 def later(days: float) -> int:
@@ -80,18 +72,18 @@ def test_nothing_goes_without_an_export(state: Path) -> None:
     chosen, removed = retention.prune(state, 1, later(30))
     assert removed == 0 and chosen.cut == 1
     assert "no kept export" in chosen.bound
-    assert retained(state)[0].idx == 1
+    assert all_records(state)[0].idx == 1
 
 
 def test_exported_shoes_past_the_period_go_and_the_rest_verifies(state: Path, starts: list[int],
                                                                  tmp_path: Path) -> None:
     audit.export(state, tmp_path / "x")
-    total = len(retained(state))
+    total = len(all_records(state))
     chosen, removed = retention.prune(state, 1, later(30))
     last_shoe = starts[-1]
     assert removed == last_shoe - 1 and chosen.cut == last_shoe  # the last shoe stays whole
     assert "shoe in play" in chosen.bound
-    left = retained(state)
+    left = all_records(state)
     assert [r.idx for r in left] == list(range(last_shoe, total + 2))
     assert left[-1].kind == PRUNED and left[-1].body["first_idx"] == last_shoe
     assert left[-1].body["carry"] == {"shoes": 3, "results": 6, "boot_id": "boot3"}
@@ -129,7 +121,7 @@ def test_a_hole_between_exports_stops_the_cut(state: Path, starts: list[int],
 def test_small_batches_each_leave_their_record(state: Path, tmp_path: Path) -> None:
     audit.export(state, tmp_path / "x")
     _, removed = retention.prune(state, 1, later(30), batch=5)
-    pruned = [r for r in retained(state) if r.kind == PRUNED]
+    pruned = [r for r in all_records(state) if r.kind == PRUNED]
     assert len(pruned) == -(-removed // 5)
     assert pruned[-1].body["carry"]["results"] == 6
     assert "ledger intact" in audit.verify_ledger(state)
@@ -142,7 +134,7 @@ def test_a_changed_kept_manifest_stops_pruning(state: Path, tmp_path: Path) -> N
     manifest.write_text(manifest.read_text().replace('"coups": 8', '"coups": 9', 1))
     with pytest.raises(VerifyFailed, match="signature does not verify"):
         retention.prune(state, 1, later(30))
-    assert retained(state)[0].idx == 1
+    assert all_records(state)[0].idx == 1
 
 
 def test_an_export_of_another_ledger_stops_pruning(state: Path, tmp_path: Path,
@@ -182,7 +174,7 @@ def attacker(state: Path) -> sqlite3.Connection:
 
 
 def test_removing_more_of_the_start_is_caught(pruned: Path, capsys) -> None:
-    first = retained(pruned)[0].idx
+    first = all_records(pruned)[0].idx
     attacker(pruned).execute("DELETE FROM records WHERE idx = ?", (first,))
     with pytest.raises(VerifyFailed, match=f"record {first}: missing"):
         audit.verify_ledger(pruned)
@@ -195,7 +187,7 @@ def test_removing_more_of_the_start_is_caught(pruned: Path, capsys) -> None:
 
 def test_removing_the_pruned_record_is_caught(pruned: Path) -> None:
     Ledger(pruned).append("daemon.start", {})  # the pruned record is not the tail now
-    idx = [r.idx for r in retained(pruned) if r.kind == PRUNED][-1]
+    idx = [r.idx for r in all_records(pruned) if r.kind == PRUNED][-1]
     attacker(pruned).execute("DELETE FROM records WHERE idx = ?", (idx,))
     with pytest.raises(VerifyFailed, match="missing"):
         audit.verify_ledger(pruned)
@@ -213,7 +205,7 @@ def test_a_record_put_before_the_start_is_caught(pruned: Path) -> None:
 
 def test_a_pruned_ledger_exports_and_the_export_verifies(pruned: Path, tmp_path: Path) -> None:
     manifest = audit.export(pruned, tmp_path / "after")
-    first = retained(pruned)[0].idx
+    first = all_records(pruned)[0].idx
     assert manifest["records"]["first"] == first and manifest["ledger"]["first"] == first
     assert audit.verify_export(tmp_path / "after").startswith("export intact")
     said = audit.verify_ledger(pruned, [tmp_path / "before", tmp_path / "after"])
@@ -234,7 +226,7 @@ def test_the_daemon_s_ledger_appends_after_a_prune_from_another_process(
     audit.export(state, tmp_path / "x")
     retention.prune(state, 1, later(30))
     record = book.append("transport", {"event": "connected"})
-    assert record.prev == retained(state)[-2].hash  # chained after the pruned record
+    assert record.prev == all_records(state)[-2].hash  # chained after the pruned record
     assert book.verify() > 0
     book.close()
 
@@ -256,10 +248,10 @@ def test_prune_command_with_the_config_file_and_dry_run(state: Path, starts: lis
     dry = cli("prune", "--config", config, "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert dry.stdout.startswith(f"would remove {starts[-1] - 1} records")
-    assert retained(state)[0].idx == 1  # T0 is months ago: only the dry run held it
+    assert all_records(state)[0].idx == 1  # T0 is months ago: only the dry run held it
     done = cli("prune", "--config", config)
     assert done.returncode == 0 and done.stdout.startswith("removed ")
-    assert retained(state)[0].idx == starts[-1]
+    assert all_records(state)[0].idx == starts[-1]
     again = cli("prune", "--state-dir", state, "--keep-days", "30")
     assert again.stdout.startswith("removed 0 records")
 
