@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import structlog
+
 from shoe_daemon import audit, config, logs, replay
 from shoe_daemon.profiles import PROFILES
 
@@ -37,6 +39,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"shoe-daemon run: setting 'state_dir': {e}", file=sys.stderr)
         return 2
     logs.configure(settings.log_format)
+    log = structlog.get_logger("shoe_daemon").bind(table=settings.table)
     from shoe_daemon.daemon import Daemon, make_transport
     from shoe_daemon.ledger import LedgerError
 
@@ -45,16 +48,34 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, ImportError, AttributeError) as e:
         print(f"shoe-daemon run: transport: {e}", file=sys.stderr)
         return 2
+    server = None
+    address = config.http_address(settings.http)
+    if address is not None:
+        from shoe_daemon.display.server import DisplayServer
+
+        server = DisplayServer(*address, initial=b"{}", log=log)
+        try:
+            url = server.start()
+        except OSError as e:
+            print(f"shoe-daemon run: setting 'http': cannot serve the display on "
+                  f"{settings.http}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        log.info("display.listening", url=url)
     try:
-        daemon = Daemon(settings, transport)
-    except LedgerError as e:
-        print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
-        return 2
-    daemon.install_signal_handlers()
-    return daemon.run()
+        try:
+            daemon = Daemon(settings, transport,
+                            display=server.publish if server is not None else None)
+        except LedgerError as e:
+            print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
+            return 1
+        except OSError as e:
+            print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
+            return 2
+        daemon.install_signal_handlers()
+        return daemon.run()
+    finally:
+        if server is not None:
+            server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,6 +36,7 @@ from drivers.transport import Transport, TransportLost
 from shoe_daemon import __version__
 from shoe_daemon.config import Config
 from shoe_daemon.coup import CoupMachine
+from shoe_daemon.display import TableDisplay
 from shoe_daemon.ledger import Ledger, LedgerError
 from shoe_daemon.profiles import get_profile
 
@@ -86,12 +88,15 @@ def frame_message(body: dict[str, Any]) -> Message:
 
 class Daemon:
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
-                 results: TextIO | None = None) -> None:
+                 results: TextIO | None = None,
+                 display: Callable[[bytes], None] | None = None) -> None:
         self.config = config
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.ledger = ledger or Ledger(config.state_dir)
         self.machine = CoupMachine(get_profile(config.profile), emit=self._collect)
+        # The table display gets committed state only: after a commit, or a ledger rebuild.
+        self.display = TableDisplay(config.table, display) if display is not None else None
         self.decoder = FrameDecoder()
         self.receiver = Receiver()
         self.host_seq = SequenceNumbers()
@@ -125,6 +130,7 @@ class Daemon:
         """Verify the ledger, rebuild the coup machine and delivery, complete the results file."""
         count = self.ledger.verify()
         self._rebuild()
+        self._show()
         republished = self._complete_results()
         self.log.info("ledger.restored", records=count, state=self.machine.state,
                       republished=republished, **self._where())
@@ -142,10 +148,14 @@ class Daemon:
         self.receiver = Receiver()
         self._stale = False
         if last is None:
+            if self.display is not None:
+                self.display.rebuild([])
             return
         frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
         replayed = self.machine.restore(frames, max(shoes - 1, 0))
         recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
+        if self.display is not None:
+            self.display.rebuild(recorded)
         if replayed != recorded:
             self.log.error("ledger.replay_mismatch", replayed=len(replayed),
                            recorded=len(recorded))
@@ -274,6 +284,8 @@ class Daemon:
             for _, body in records:
                 if "line" in body:
                     self._publish(body["line"])
+            if records:
+                self._show()
             for ack in acks:
                 self.transport.write(encode(self.host_seq.next(), Ack(ack)))
             self._send_lamp()
@@ -352,10 +364,17 @@ class Daemon:
     def _collect(self, line: dict[str, Any]) -> None:
         self._lines.append(line)
 
+    def _show(self) -> None:
+        """The committed state to the table display (a snapshot handed over, never awaited)."""
+        if self.display is not None:
+            self.display.show(self.machine)
+
     def _publish(self, line: dict[str, Any]) -> None:
-        """A recorded result or irregularity: to the results file, then the log."""
+        """A recorded result or irregularity: to the results file, the display, then the log."""
         self.results.write(json.dumps(line) + "\n")
         self.results.flush()
+        if self.display is not None:
+            self.display.record(line)
         event = line["event"]
         where = {"shoe": line["shoe"], "coup": line["coup"], "frame": self.frame}
         if event == "coup.result":
