@@ -39,6 +39,10 @@ def test_file_then_flags(tmp_path: Path):
           "0x10000"), "'usb_product'"),
         (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--reconnect-min", "9"),
          "'reconnect_min'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--http", "localhost"),
+         "'http'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--http", "h:70000"),
+         "'http'"),
     ],
 )
 def test_bad_setting_is_named(argv, named):
@@ -66,3 +70,22 @@ def test_the_documented_example_loads():
     example = Path(__file__).resolve().parent.parent / "docs" / "shoe-daemon.toml"
     c = config.load(parse("--config", str(example)))
     assert c.profile == "baden" and c.port == "/dev/shoe" and c.transport == "serial"
+
+
+@pytest.mark.parametrize(("value", "address"), [
+    ("127.0.0.1:8080", ("127.0.0.1", 8080)),
+    ("0.0.0.0:0", ("0.0.0.0", 0)),
+    ("[::1]:9000", ("::1", 9000)),
+    ("off", None),
+    ("", None),
+])
+def test_the_display_address(value, address):
+    assert config.http_address(value) == address
+    c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-",
+                          "--http", value))
+    assert c.http == value
+
+
+def test_the_display_is_on_localhost_by_default():
+    c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-"))
+    assert config.http_address(c.http) == ("127.0.0.1", 8080)

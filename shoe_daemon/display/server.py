@@ -55,6 +55,11 @@ class DisplayServer:
         self._thread: threading.Thread | None = None
         self._stopped: asyncio.Event | None = None
 
+    @property
+    def clients(self) -> int:
+        """Displays connected to the stream now."""
+        return len(self._clients)
+
     # ---- the table's side (any thread) -------------------------------------------------------
 
     def start(self) -> str:
