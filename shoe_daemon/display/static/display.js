@@ -9,8 +9,8 @@ const SIDES = {
   "chemin-de-fer": { punter: "Punter", banker: "Banker" },
   "punto-banco": { punter: "Punto", banker: "Banco" },
 };
-const BEAD_COLUMNS = 12;
-const ROAD_COLUMNS = 26;
+const BEAD_COLUMNS = 10;
+const ROAD_COLUMNS = 24;
 
 const $ = (id) => document.getElementById(id);
 
@@ -131,7 +131,6 @@ function render(view) {
   renderHand($("punter"), coup && coup.punter, "P", names.punter, outcome === "punter");
   renderHand($("banker"), coup && coup.banker, "B", names.banker, outcome === "banker");
   const result = $("result");
-  result.hidden = !outcome;
   result.className = outcome || "";
   $("result-words").textContent = outcome ? resultWords(coup, names) : "";
   $("result-detail").textContent = outcome ? resultDetail(coup, names) : "";
