@@ -128,6 +128,9 @@ KEY_STATES = {
     "punter-to-declare": lambda s: s["state"] == "punter_to_declare",
     "result": lambda s: s["state"] == "decided" and s["outcome"] in SHOWDOWN,
     "hold-banner": lambda s: s["state"] == "on_hold" and "000 rule 12" in s["hold"],
+    # docs/display.png: a result late in the shoe, with the roads filled in
+    "late-result": lambda s: s["state"] == "decided" and s["outcome"] in SHOWDOWN
+    and int(s["coup"] or 0) >= 9,
 }
 PAGE_STATE = """() => ({state: document.body.dataset.state, coup: document.body.dataset.coup,
   outcome: document.body.dataset.outcome || "",
@@ -150,7 +153,7 @@ def test_the_page_follows_a_live_shoe_and_nothing_face_down_leaks(tmp_path, brow
         page = context.new_page()
         page.goto(url)
         page.wait_for_function("document.body.dataset.state !== 'starting'")
-        shoe, _ = start_shoe(tmp_path, "zoppot-1934", seed=3, packs=1, pace=0.2,
+        shoe, _ = start_shoe(tmp_path, "zoppot-1934", seed=3, packs=1, pace=0.3,
                              faults=["wrong_order=0.3"])
         shots: dict[str, Path] = {}
         while shoe.poll() is None:
