@@ -365,9 +365,16 @@ class Daemon:
         self._lines.append(line)
 
     def _show(self) -> None:
-        """The committed state to the table display (a snapshot handed over, never awaited)."""
-        if self.display is not None:
+        """The committed state to the table display (a snapshot handed over, never awaited).
+
+        The screen is secondary to the table: a fault in building it is logged, never raised.
+        """
+        if self.display is None:
+            return
+        try:
             self.display.show(self.machine)
+        except Exception:
+            self.log.exception("display.failed", **self._where())
 
     def _publish(self, line: dict[str, Any]) -> None:
         """A recorded result or irregularity: to the results file, the display, then the log."""

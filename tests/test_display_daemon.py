@@ -115,3 +115,16 @@ def test_a_restarted_daemon_shows_the_state_the_ledger_holds(tmp_path):
     assert view["state"] == "dealing" and view["coup"]["punter"]["cards"] == [None]
     assert [b["winner"] for b in view["history"]["bead_plate"]] == ["P"]
     assert "4C" not in again[0].decode() and "5D" not in again[0].decode()
+
+
+def test_a_failing_display_never_stops_the_table(tmp_path):
+    def broken(_: bytes) -> None:
+        raise RuntimeError("the screen's side broke")
+
+    shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S")
+    d = Daemon(settings(tmp_path), shoe, display=broken)
+    shoe.done = d.stop
+    assert d.run() == 0
+    assert shoe.acked == 6  # every frame acknowledged
+    lines = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [x["outcome"] for x in lines] == ["punter"]

@@ -17,7 +17,8 @@ from hil.script import parse_script
 from shoe_daemon.coup import STATES, CoupMachine
 from shoe_daemon.display.history import History
 from shoe_daemon.display.publisher import TableDisplay
-from shoe_daemon.display.view import STATE_WORDS, table_view
+from shoe_daemon.display.view import PLAYER_WORDS, STATE_WORDS, table_view
+from shoe_daemon.irregularities import Code
 from shoe_daemon.profiles import get_profile
 
 CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
@@ -211,8 +212,9 @@ def test_the_shoe_counts_down_and_announces_the_last_coup():
     assert view["coup"]["last"] and view["shoe"]["last_coup"]
 
 
-def test_every_state_has_words():
+def test_every_state_and_every_irregularity_has_words():
     assert set(STATE_WORDS) == set(STATES)
+    assert set(PLAYER_WORDS) == set(Code)
 
 
 def test_the_publisher_sends_only_changes():
