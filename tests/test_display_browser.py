@@ -223,3 +223,40 @@ def test_the_page_follows_a_live_shoe_and_nothing_face_down_leaks(tmp_path, brow
     assert any("Rule: 000 rule 12" in e["hold"] for e in seen)
     assert set(shots) == {*KEY_STATES, "big-road"}, sorted(shots)
     assert all(p.stat().st_size > 10_000 for p in shots.values())
+
+
+def test_punto_banco_names_its_sides_and_shows_swiss_nine(browser):
+    # 003 PUNTO BANCO: the sides are Punto and Banco; Swiss Nine side bets on Banco's first two.
+    from hil.script import parse_script
+    from shoe_daemon.coup import CoupMachine
+    from shoe_daemon.display import TableDisplay
+    from shoe_daemon.display.server import DisplayServer
+    from shoe_daemon.profiles import get_profile
+
+    server = DisplayServer("127.0.0.1", 0, initial=b"{}")
+    url = server.start()
+    display = TableDisplay("table-9", server.publish)
+    machine = CoupMachine(get_profile("baden-punto-banco"))
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(url)
+        for message in parse_script("SHOE DEAL 2C 9C"):
+            machine.handle(message)
+            display.show(machine)
+        page.wait_for_function("document.querySelectorAll('.card.back').length === 2")
+        assert page.locator("[data-code]").count() == 0
+        assert page.text_content("#punter .side-name") == "Punto"
+        for message in parse_script("3H KC"):
+            machine.handle(message)
+            for line in machine.events:  # as the daemon does once they are committed
+                display.record(line)
+            display.show(machine)
+        page.wait_for_function("document.body.dataset.state === 'decided'")
+        assert page.inner_text("#result-words") == "Banco wins"
+        assert "Swiss Nine: simple, colour, swiss" in page.inner_text("#result-detail")
+        assert page.text_content("#swiss-count") == "1"
+        assert page.text_content("#swiss-list") == "last: coup 1, swiss"
+        shoot(page, "punto-banco-swiss-nine")
+    finally:
+        page.close()
+        server.stop()

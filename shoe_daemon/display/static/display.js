@@ -71,7 +71,7 @@ function resultDetail(coup, names) {
   if (coup.swiss_nine && coup.swiss_nine.length) {
     parts.push("Swiss Nine: " + coup.swiss_nine.join(", "));
   }
-  return parts.join(" \u00b7 ");
+  return parts;
 }
 
 function renderRoad(node, cells, columns, draw) {
@@ -133,7 +133,8 @@ function render(view) {
   const result = $("result");
   result.className = outcome || "";
   $("result-words").textContent = outcome ? resultWords(coup, names) : "";
-  $("result-detail").textContent = outcome ? resultDetail(coup, names) : "";
+  $("result-detail").replaceChildren(
+    ...(outcome ? resultDetail(coup, names) : []).map((line) => el("div", "", line)));
 
   const notices = coup ? coup.notices : [];
   $("notices").textContent = notices.map((n) => n.words + " (" + n.rule + ")").join("  \u2022  ");
@@ -152,9 +153,12 @@ function render(view) {
   $("count-p").textContent = String(h.counts.punter);
   $("count-e").textContent = String(h.counts.egalite);
   $("swiss").hidden = view.game !== "punto-banco";
-  $("swiss-list").textContent = h.swiss_nine.length
-    ? h.swiss_nine.map((s) => "coup " + s.coup + ": " + s.bets.join(", ")).join("; ")
-    : "none yet";
+  const hits = h.swiss_nine;
+  const latest = hits[hits.length - 1];
+  // A Swiss Nine win includes the lesser bets (003), so the highest names the win.
+  $("swiss-count").textContent = String(hits.length);
+  $("swiss-list").textContent = latest
+    ? "last: coup " + latest.coup + ", " + latest.bets[latest.bets.length - 1] : "";
 }
 
 function connect() {
