@@ -75,6 +75,11 @@ def test_read_only_every_other_method_is_refused(server, method, path):
     assert status == 405 and "POST" not in headers.get("Allow", "")
 
 
+def test_head_of_the_stream_is_refused_rather_than_left_open(server):
+    assert get(server.url, "/api/events", "HEAD")[0] == 405
+    assert get(server.url, "/api/state", "HEAD")[0] == 200
+
+
 def test_many_displays_at_once(server):
     clients = [Sse(server.url) for _ in range(40)]
     wait_for(lambda: server.clients == 40, what="40 clients")

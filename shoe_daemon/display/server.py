@@ -111,7 +111,7 @@ class DisplayServer:
         app = web.Application()
         app.router.add_get("/", self._page)
         app.router.add_get("/api/state", self._snapshot)
-        app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/events", self._events, allow_head=False)
         app.router.add_static("/static/", STATIC)
         app.on_response_prepare.append(self._secure)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None,

@@ -124,8 +124,8 @@ def _hold(machine: CoupMachine) -> dict[str, Any] | None:
 def table_view(machine: CoupMachine, history: History, table: str) -> dict[str, Any]:
     """The whole display as JSON-able data; safe to send to anyone."""
     profile = machine.profile
-    shoe = machine.shoe
-    in_coup = machine.coup is not None and machine.coup.outcome is None
+    shoe, coup = machine.shoe, machine.coup
+    open_last = coup is not None and coup.outcome is None and coup.last  # the last coup on
     state = machine.state
     return {
         "table": table,
@@ -138,10 +138,8 @@ def table_view(machine: CoupMachine, history: History, table: str) -> dict[str, 
             "number": shoe.number,
             "packs": shoe.packs,
             "cards_left": max(shoe.left, 0),
-            "cut_card_out": shoe.last_coup_next or shoe.finished or bool(
-                machine.coup is not None and machine.coup.last),
-            "last_coup": bool(shoe.last_coup_next or (in_coup and machine.coup
-                                                      and machine.coup.last)),
+            "cut_card_out": shoe.last_coup_next or shoe.finished or open_last,
+            "last_coup": shoe.last_coup_next or open_last,
             "finished": shoe.finished,
         },
         "coup": _coup(machine),
