@@ -284,11 +284,11 @@ class Daemon:
             for _, body in records:
                 if "line" in body:
                     self._publish(body["line"])
-            if records:
-                self._show()
             for ack in acks:
                 self.transport.write(encode(self.host_seq.next(), Ack(ack)))
             self._send_lamp()
+            if records:
+                self._show()  # after the ACK: the shoe never waits for the screen
         elif self._backlog:
             self._commit([])
         self._log_stats()

@@ -228,3 +228,18 @@ def test_the_publisher_sends_only_changes():
     assert len(sent) == 3
     assert json.loads(sent[-1])["coup"]["punter"]["cards"] == [None]
     assert b"9C" not in sent[-1]
+
+
+def test_the_publishers_json_is_the_view_coup_after_coup():
+    # The roads' JSON is kept between results: it must still be the view's, result by result.
+    sent: list[bytes] = []
+    display = TableDisplay("table-7", sent.append)
+    machine = CoupMachine(get_profile("baden"))
+    for message in parse_script("SHOE DEAL 9C 2D KH 3S DEAL 4C 5D 2H 3S DEAL 8C 8D TH TS"):
+        machine.handle(message)
+        for line in machine.events:
+            display.record(line)
+        machine.events.clear()
+        display.show(machine)
+        assert json.loads(sent[-1]) == table_view(machine, display.history, "table-7")
+    assert len(json.loads(sent[-1])["history"]["bead_plate"]) == 3

@@ -46,6 +46,9 @@ class RoadCell:
 class History:
     shoe: int | None = None
     beads: list[Bead] = field(default_factory=list)
+    # The roads change only with a result; built once per result, not once per frame.
+    _cache: tuple[tuple[int | None, int, int], dict[str, Any]] | None = field(
+        default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, lines: Iterable[dict[str, Any]]) -> History:
@@ -103,7 +106,14 @@ class History:
         return list(cells.values())
 
     def view(self, shoe: int | None) -> dict[str, Any]:
-        """The history of `shoe` (the one now in play); empty for any other."""
+        """The history of `shoe` (the one now in play); empty for any other. Callers must
+        not change the dict: it is kept for the next call until a result comes."""
+        key = (shoe, id(self.beads), len(self.beads))
+        if self._cache is None or self._cache[0] != key:
+            self._cache = (key, self._build(shoe))
+        return self._cache[1]
+
+    def _build(self, shoe: int | None) -> dict[str, Any]:
         beads = self.beads if shoe is not None and shoe == self.shoe else []
         current = History(shoe=shoe, beads=list(beads))
         wins = {w: sum(1 for b in beads if b.winner == w) for w in "BPE"}

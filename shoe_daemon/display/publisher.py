@@ -22,6 +22,7 @@ class TableDisplay:
         self.sink = sink
         self.history = History()
         self._last: bytes | None = None
+        self._history_json: tuple[dict[str, Any], bytes] | None = None  # the dict, its JSON
 
     def rebuild(self, lines: Iterable[dict[str, Any]]) -> None:
         """The shoe's history again from the ledger's committed lines (start, stale machine)."""
@@ -31,8 +32,13 @@ class TableDisplay:
         self.history.add(line)
 
     def snapshot(self, machine: CoupMachine) -> bytes:
+        """The view as JSON. The roads are most of it and change only with a result, so their
+        JSON is kept (History keeps the same dict until then) and spliced in."""
         view = table_view(machine, self.history, self.table)
-        return json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode()
+        history = view.pop("history")
+        if self._history_json is None or self._history_json[0] is not history:
+            self._history_json = (history, _dumps(history))
+        return _dumps(view)[:-1] + b',"history":' + self._history_json[1] + b"}"
 
     def show(self, machine: CoupMachine) -> None:
         """Hand the current public view to the server, unless it is what was shown last."""
@@ -40,3 +46,7 @@ class TableDisplay:
         if state != self._last:
             self._last = state
             self.sink(state)
+
+
+def _dumps(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
