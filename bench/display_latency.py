@@ -117,7 +117,8 @@ def run(profile: str, coups: int, gap: float, seed: int) -> tuple[list[float], l
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             page.add_init_script(RECORDER)
             page.goto(url)
-            page.wait_for_function("document.body.dataset.state !== 'starting'")
+            while page.evaluate("document.body.dataset.state === 'starting'"):
+                time.sleep(0.02)  # wait_for_function would need eval, which the CSP forbids
             time.sleep(0.5)
             written: list[float] = []
             seq = 0
