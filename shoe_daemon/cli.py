@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -40,6 +41,11 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     logs.configure(settings.log_format)
     log = structlog.get_logger("shoe_daemon").bind(table=settings.table)
+    # Starting the display takes a moment (aiohttp's import): a SIGTERM or SIGINT meanwhile
+    # is kept and honoured as a clean stop once the daemon's own handlers are in place.
+    early: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda n, _: early.append(n))
     from shoe_daemon.daemon import Daemon, make_transport
     from shoe_daemon.ledger import LedgerError
 
@@ -72,6 +78,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
             return 2
         daemon.install_signal_handlers()
+        if early:
+            daemon.stop()
         return daemon.run()
     finally:
         if server is not None:

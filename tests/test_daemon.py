@@ -161,9 +161,16 @@ def test_red_lamp_on_hold(tmp_path, shoe):
 
 def test_waits_for_a_missing_shoe_and_stops_cleanly(tmp_path):
     proc = daemon(tmp_path)
-    time.sleep(0.5)
+    assert proc.stderr is not None
+    err = ""
+    while '"shoe.unavailable"' not in err:  # started (the display first) and waiting
+        line = proc.stderr.readline()
+        assert line, err
+        err += line
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=10)
+    _, more = proc.communicate(timeout=10)
+    err += more
     assert proc.returncode == 0
     events = [json.loads(line)["event"] for line in err.splitlines()]
     assert "shoe.unavailable" in events and events[-1] == "daemon.stop"
