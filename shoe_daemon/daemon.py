@@ -95,7 +95,8 @@ class Daemon:
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.ledger = ledger or Ledger(config.state_dir)
         self.machine = CoupMachine(get_profile(config.profile), emit=self._collect)
-        # The table display gets committed state only: after a commit, or a ledger rebuild.
+        # The table display gets committed state only: each frame's view is staged and shown
+        # after its batch's commit, or after a rebuild from the ledger.
         self.display = TableDisplay(config.table, display) if display is not None else None
         self.decoder = FrameDecoder()
         self.receiver = Receiver()
@@ -274,11 +275,14 @@ class Daemon:
                     records.append(("frame", frame_body(frame.seq, frame.message)))
                     self.machine.handle(frame.message)
                     records += [("result", {"line": line}) for line in self._lines]
+                    self._stage(self._lines)
                     self._lines.clear()
                 if verdict.ack is not None:
                     acks.append(verdict.ack)
             self._check_clock()
             if records and not self._commit(records):
+                if self.display is not None:
+                    self.display.discard()  # the history goes back with the machine's rebuild
                 self._send_lamp()
                 return  # nothing acknowledged: the shoe resends once the ledger takes it
             for _, body in records:
@@ -287,8 +291,7 @@ class Daemon:
             for ack in acks:
                 self.transport.write(encode(self.host_seq.next(), Ack(ack)))
             self._send_lamp()
-            if records:
-                self._show()  # after the ACK: the shoe never waits for the screen
+            self._flush()  # after the ACK: the shoe never waits for the screen
         elif self._backlog:
             self._commit([])
         self._log_stats()
@@ -364,6 +367,26 @@ class Daemon:
     def _collect(self, line: dict[str, Any]) -> None:
         self._lines.append(line)
 
+    def _stage(self, lines: list[dict[str, Any]]) -> None:
+        """The view after one frame, shown only once the batch is committed (`flush`)."""
+        if self.display is None:
+            return
+        try:
+            for line in lines:
+                self.display.record(line)
+            self.display.stage(self.machine)
+        except Exception:
+            self.log.exception("display.failed", **self._where())
+
+    def _flush(self) -> None:
+        """The committed batch's views to the display, one per change, in order."""
+        if self.display is None:
+            return
+        try:
+            self.display.flush()
+        except Exception:
+            self.log.exception("display.failed", **self._where())
+
     def _show(self) -> None:
         """The committed state to the table display (a snapshot handed over, never awaited).
 
@@ -377,11 +400,9 @@ class Daemon:
             self.log.exception("display.failed", **self._where())
 
     def _publish(self, line: dict[str, Any]) -> None:
-        """A recorded result or irregularity: to the results file, the display, then the log."""
+        """A recorded result or irregularity: to the results file, then the log."""
         self.results.write(json.dumps(line) + "\n")
         self.results.flush()
-        if self.display is not None:
-            self.display.record(line)
         event = line["event"]
         where = {"shoe": line["shoe"], "coup": line["coup"], "frame": self.frame}
         if event == "coup.result":

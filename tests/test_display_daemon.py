@@ -35,7 +35,8 @@ class ScriptedShoe:
     name = "scripted"
 
     def __init__(self, script: str,
-                 before: Callable[[int, int], None] = lambda index, attempt: None) -> None:
+                 before: Callable[[int, int], None] = lambda index, attempt: None,
+                 batch: bool = False) -> None:
         self.frames = [encode(seq, m) for seq, m in enumerate(parse_script(script))]
         self.before = before
         self.attempts = [0] * len(self.frames)
@@ -43,6 +44,7 @@ class ScriptedShoe:
         self.decoder = FrameDecoder(HOST_TO_SHOE)
         self.done: Callable[[], None] = lambda: None
         self.is_open = False
+        self.batch = batch  # everything unacknowledged in one read, as after a reconnect
 
     def open(self) -> None:
         self.is_open = True
@@ -54,7 +56,7 @@ class ScriptedShoe:
             return b""
         self.attempts[index] += 1
         self.before(index, self.attempts[index])
-        return self.frames[index]
+        return b"".join(self.frames[index:]) if self.batch else self.frames[index]
 
     def write(self, data: bytes) -> None:
         for frame in self.decoder.feed(data):
@@ -128,3 +130,19 @@ def test_a_failing_display_never_stops_the_table(tmp_path):
     assert shoe.acked == 6  # every frame acknowledged
     lines = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [x["outcome"] for x in lines] == ["punter"]
+
+
+def test_frames_read_together_are_still_shown_one_change_at_a_time(tmp_path):
+    # After a reconnect the shoe resends its backlog at once: two whole coups in one read.
+    shown: list[dict[str, Any]] = []
+    shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S DEAL 4C 5D 2H 3S DEAL 8C",
+                        batch=True)
+    d = Daemon(settings(tmp_path), shoe, display=lambda b: shown.append(json.loads(b)))
+    shoe.done = d.stop
+    assert d.run() == 0
+    decided = [(v["coup"]["number"], v["coup"]["outcome"]) for v in shown
+               if v["state"] == "decided"]
+    assert decided == [(1, "punter"), (2, "banker")]
+    assert [len(v["coup"]["punter"]["cards"]) for v in shown if v["coup"] and
+            v["coup"]["number"] == 1 and v["state"] == "dealing"] == [0, 1, 1, 2]
+    assert len(shown[-1]["history"]["bead_plate"]) == 2

@@ -1,8 +1,11 @@
-"""What the daemon's loop calls: committed state in, one JSON snapshot out to the server.
+"""What the daemon's loop calls: the table's state in, JSON snapshots out to the server.
 
-The loop calls `record` for each committed result line and `show` after each successful
-commit (and after rebuilding from the ledger); it never calls either for state the ledger
-has not taken, so a display can only show what the audit ledger holds.
+The loop plays a batch of frames, then commits them to the ledger in one go. After each
+frame it `stage`s the view (with `record`ed result lines in the history), so that every
+change can be shown, one by one, even when several frames came in one read; only after the
+commit succeeded does it `flush` them to the server, and on a failed commit it `discard`s
+them (the history is then rebuilt from the ledger with the machine). `show` sends the view at
+once, for state read back from the ledger. So a display only ever shows what the ledger holds.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ class TableDisplay:
         self.sink = sink
         self.history = History()
         self._last: bytes | None = None
+        self._staged: list[bytes] = []
         self._history_json: tuple[dict[str, Any], bytes] | None = None  # the dict, its JSON
 
     def rebuild(self, lines: Iterable[dict[str, Any]]) -> None:
@@ -42,7 +46,26 @@ class TableDisplay:
 
     def show(self, machine: CoupMachine) -> None:
         """Hand the current public view to the server, unless it is what was shown last."""
+        self._staged.clear()
+        self._send(self.snapshot(machine))
+
+    def stage(self, machine: CoupMachine) -> None:
+        """Keep the view after one frame, to be shown once its batch is committed."""
         state = self.snapshot(machine)
+        if state != (self._staged[-1] if self._staged else self._last):
+            self._staged.append(state)
+
+    def flush(self) -> None:
+        """The batch is in the ledger: show each of its views, in order."""
+        staged, self._staged = self._staged, []
+        for state in staged:
+            self._send(state)
+
+    def discard(self) -> None:
+        """The batch was not committed: none of its views may be shown."""
+        self._staged.clear()
+
+    def _send(self, state: bytes) -> None:
         if state != self._last:
             self._last = state
             self.sink(state)
