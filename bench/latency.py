@@ -75,7 +75,8 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> li
         daemon = subprocess.Popen(
             [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
              "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
-             "--results", str(work / "results.jsonl"), "--log-format", "json"],
+             "--results", str(work / "results.jsonl"), "--log-format", "json",
+             "--http", "127.0.0.1:0"],
             cwd=ROOT, stderr=subprocess.PIPE,
         )
         assert daemon.stderr is not None

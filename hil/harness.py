@@ -85,12 +85,14 @@ def start_shoe(
 
 def start_daemon(
     workdir: Path, profile: str, *, usb: bool = False, results: str | None = None,
-    extra: list[str] | tuple[str, ...] = (),
+    extra: list[str] | tuple[str, ...] = (), http: str = "127.0.0.1:0",
 ) -> subprocess.Popen[str]:
+    """The real daemon; its display on any free port unless `http` says otherwise."""
     cmd = [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
            "--state-dir", str(workdir / "state"),
            "--results", results or str(workdir / "results.jsonl"),
-           "--log-format", "json", "--reconnect-min", "0.05", "--reconnect-max", "0.5"]
+           "--log-format", "json", "--reconnect-min", "0.05", "--reconnect-max", "0.5",
+           "--http", http]
     env = dict(os.environ)
     if usb:
         cmd += ["--transport", "usb", "--usb-backend", "hil.usb_device:from_environment"]
@@ -101,6 +103,20 @@ def start_daemon(
     log = (workdir / "daemon.log").open("a")  # restarts append: one log per run
     return subprocess.Popen(cmd, cwd=ROOT, stdout=None if results == "-" else subprocess.DEVNULL,
                             stderr=log, text=True, env=env)
+
+
+def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.0) -> str:
+    """The display's URL, from the daemon's `display.listening` log line."""
+    deadline = time.monotonic() + timeout
+    log = workdir / "daemon.log"
+    while time.monotonic() < deadline:
+        for line in log.read_text().splitlines() if log.exists() else []:
+            if '"display.listening"' in line:
+                return str(json.loads(line)["url"])
+        if proc.poll() is not None:
+            raise RuntimeError(f"daemon exited {proc.returncode}: {log.read_text()[-2000:]}")
+        time.sleep(0.05)
+    raise RuntimeError("the daemon did not announce its display")
 
 
 def stop(proc: subprocess.Popen[str], timeout: float = 10.0) -> int:
@@ -141,8 +157,9 @@ def run_table(
     )
 
 
-def demo(profile: str, shoes: int, pace: float, seed: int) -> int:
-    """A live table: the simulated shoe deals at a croupier's pace, the daemon prints results."""
+def demo(profile: str, shoes: int, pace: float, seed: int, http: str) -> int:
+    """A live table: the simulated shoe deals at a croupier's pace, the daemon prints results
+    and serves the table display."""
     def _stop(*_: Any) -> None:
         raise KeyboardInterrupt  # SIGTERM too: stop both children and remove the folder
 
@@ -152,8 +169,9 @@ def demo(profile: str, shoes: int, pace: float, seed: int) -> int:
         shoe, hello = start_shoe(workdir, profile, shoes=shoes, seed=seed, pace=pace)
         print(f"simulated shoe on {hello.get('pty')} (link {workdir / 'shoe'}); "
               f"daemon log in {workdir / 'daemon.log'}; Ctrl-C to stop", file=sys.stderr)
-        daemon = start_daemon(workdir, profile, results="-")
+        daemon = start_daemon(workdir, profile, results="-", http=http)
         try:
+            print(f"table display: {display_url(workdir, daemon)}", file=sys.stderr)
             while shoe.poll() is None and daemon.poll() is None:
                 time.sleep(0.2)
         except KeyboardInterrupt:
@@ -172,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--shoes", type=int, default=1)
     d.add_argument("--pace", type=float, default=0.15, help="seconds between shoe messages")
     d.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    d.add_argument("--http", default="127.0.0.1:8080",
+                   help="where the daemon serves the table display (port 0: any free port)")
     args = parser.parse_args(argv)
-    return demo(args.profile, args.shoes, args.pace, args.seed)
+    return demo(args.profile, args.shoes, args.pace, args.seed, args.http)
 
 
 if __name__ == "__main__":

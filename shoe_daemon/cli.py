@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
+
+import structlog
 
 from shoe_daemon import audit, config, logs, replay
 from shoe_daemon.profiles import PROFILES
@@ -44,6 +47,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"shoe-daemon run: setting 'state_dir': {e}", file=sys.stderr)
         return 2
     logs.configure(settings.log_format)
+    log = structlog.get_logger("shoe_daemon").bind(table=settings.table)
+    # Starting the display takes a moment (aiohttp's import): a SIGTERM or SIGINT meanwhile
+    # is kept and honoured as a clean stop once the daemon's own handlers are in place.
+    early: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda n, _: early.append(n))
     from shoe_daemon.daemon import Daemon, make_transport
     from shoe_daemon.ledger import LedgerError
 
@@ -52,16 +61,36 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, ImportError, AttributeError) as e:
         print(f"shoe-daemon run: transport: {e}", file=sys.stderr)
         return 2
+    server = None
+    address = config.http_address(settings.http)
+    if address is not None:
+        from shoe_daemon.display.server import DisplayServer
+
+        server = DisplayServer(*address, initial=b"{}", log=log)
+        try:
+            url = server.start()
+        except OSError as e:
+            print(f"shoe-daemon run: setting 'http': cannot serve the display on "
+                  f"{settings.http}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        log.info("display.listening", url=url)
     try:
-        daemon = Daemon(settings, transport)
-    except LedgerError as e:
-        print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
-        return 2
-    daemon.install_signal_handlers()
-    return daemon.run()
+        try:
+            daemon = Daemon(settings, transport,
+                            display=server.publish if server is not None else None)
+        except LedgerError as e:
+            print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
+            return 1
+        except OSError as e:
+            print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
+            return 2
+        daemon.install_signal_handlers()
+        if early:
+            daemon.stop()
+        return daemon.run()
+    finally:
+        if server is not None:
+            server.stop()
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -56,6 +56,8 @@ SETTINGS: tuple[Setting, ...] = (
             "`audit prune` may remove them; 0 keeps them for ever"),
     Setting("log_format", str, "auto", "log lines: json, console, journal, or auto", (
         "auto", "json", "console", "journal")),
+    Setting("http", str, "127.0.0.1:8080", "HOST:PORT the table display is served on "
+            "(port 0: any free port; off: no display)"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -80,10 +82,26 @@ class Config:
     reconnect_max: float
     retention_days: int
     log_format: str
+    http: str
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v
                 for f in fields(self)}
+
+
+HTTP_OFF = ("", "off")
+
+
+def http_address(value: str) -> tuple[str, int] | None:
+    """`HOST:PORT` (`[v6]:PORT` too) as (host, port); None when the display is off."""
+    if value.strip().lower() in HTTP_OFF:
+        return None
+    host, sep, port = value.strip().rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"setting 'http': {value!r} is not HOST:PORT with a port of 0 to "
+                          "65535 (or off)")
+    return host, int(port)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -164,6 +182,7 @@ def _check(c: Config) -> None:
         raise ConfigError(f"setting 'state_dir': {c.state_dir} is not a directory")
     if c.usb_backend and ":" not in c.usb_backend:
         raise ConfigError("setting 'usb_backend': expected module:callable")
+    http_address(c.http)
     if c.results != "-" and Path(c.results).exists() and not Path(c.results).is_file():
         raise ConfigError(f"setting 'results': {c.results} is not a regular file (the daemon "
                           "completes it from the audit ledger at start; use - for stdout)")

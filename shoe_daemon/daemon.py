@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,6 +36,7 @@ from drivers.transport import Transport, TransportLost
 from shoe_daemon import __version__
 from shoe_daemon.config import Config
 from shoe_daemon.coup import CoupMachine
+from shoe_daemon.display import TableDisplay
 from shoe_daemon.ledger import Ledger, LedgerError
 from shoe_daemon.notify import Notifier
 from shoe_daemon.profiles import get_profile
@@ -88,12 +90,16 @@ def frame_message(body: dict[str, Any]) -> Message:
 
 class Daemon:
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
-                 results: TextIO | None = None) -> None:
+                 results: TextIO | None = None,
+                 display: Callable[[bytes], None] | None = None) -> None:
         self.config = config
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.ledger = ledger or Ledger(config.state_dir)
         self.machine = CoupMachine(get_profile(config.profile), emit=self._collect)
+        # The table display gets committed state only: each frame's view is staged and shown
+        # after its batch's commit, or after a rebuild from the ledger.
+        self.display = TableDisplay(config.table, display) if display is not None else None
         self.decoder = FrameDecoder()
         self.receiver = Receiver()
         self.host_seq = SequenceNumbers()
@@ -130,6 +136,7 @@ class Daemon:
         """Verify the ledger, rebuild the coup machine and delivery, complete the results file."""
         count = self.ledger.verify()
         self._rebuild()
+        self._show()
         republished = self._complete_results()
         self.log.info("ledger.restored", records=count, state=self.machine.state,
                       republished=republished, **self._where())
@@ -151,10 +158,14 @@ class Daemon:
         self.receiver = Receiver()
         self._stale = False
         if last is None:
+            if self.display is not None:
+                self.display.rebuild([])
             return
         frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
         replayed = self.machine.restore(frames, max(shoes - 1, 0))
         recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
+        if self.display is not None:
+            self.display.rebuild(recorded)
         if replayed != recorded:
             self.log.error("ledger.replay_mismatch", replayed=len(replayed),
                            recorded=len(recorded))
@@ -292,11 +303,14 @@ class Daemon:
                     records.append(("frame", frame_body(frame.seq, frame.message)))
                     self.machine.handle(frame.message)
                     records += [("result", {"line": line}) for line in self._lines]
+                    self._stage(self._lines)
                     self._lines.clear()
                 if verdict.ack is not None:
                     acks.append(verdict.ack)
             self._check_clock()
             if records and not self._commit(records):
+                if self.display is not None:
+                    self.display.discard()  # the history goes back with the machine's rebuild
                 self._send_lamp()
                 return  # nothing acknowledged: the shoe resends once the ledger takes it
             for _, body in records:
@@ -305,6 +319,7 @@ class Daemon:
             for ack in acks:
                 self.transport.write(encode(self.host_seq.next(), Ack(ack)))
             self._send_lamp()
+            self._flush()  # after the ACK: the shoe never waits for the screen
         elif self._backlog:
             self._commit([])
         self._log_stats()
@@ -381,6 +396,38 @@ class Daemon:
 
     def _collect(self, line: dict[str, Any]) -> None:
         self._lines.append(line)
+
+    def _stage(self, lines: list[dict[str, Any]]) -> None:
+        """The view after one frame, shown only once the batch is committed (`flush`)."""
+        if self.display is None:
+            return
+        try:
+            for line in lines:
+                self.display.record(line)
+            self.display.stage(self.machine)
+        except Exception:
+            self.log.exception("display.failed", **self._where())
+
+    def _flush(self) -> None:
+        """The committed batch's views to the display, one per change, in order."""
+        if self.display is None:
+            return
+        try:
+            self.display.flush()
+        except Exception:
+            self.log.exception("display.failed", **self._where())
+
+    def _show(self) -> None:
+        """The committed state to the table display (a snapshot handed over, never awaited).
+
+        The screen is secondary to the table: a fault in building it is logged, never raised.
+        """
+        if self.display is None:
+            return
+        try:
+            self.display.show(self.machine)
+        except Exception:
+            self.log.exception("display.failed", **self._where())
 
     def _publish(self, line: dict[str, Any]) -> None:
         """A recorded result or irregularity: to the results file, then the log."""

@@ -40,6 +40,10 @@ def test_file_then_flags(tmp_path: Path):
           "0x10000"), "'usb_product'"),
         (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--reconnect-min", "9"),
          "'reconnect_min'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--http", "localhost"),
+         "'http'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--http", "h:70000"),
+         "'http'"),
     ],
 )
 def test_bad_setting_is_named(argv, named):
@@ -84,3 +88,22 @@ def test_retention_days_is_checked(tmp_path: Path):
     assert config.load(parse(*base, "--retention-days", "365")).retention_days == 365
     with pytest.raises(config.ConfigError, match="'retention_days'"):
         config.load(parse(*base, "--retention-days", "-1"))
+
+
+@pytest.mark.parametrize(("value", "address"), [
+    ("127.0.0.1:8080", ("127.0.0.1", 8080)),
+    ("0.0.0.0:0", ("0.0.0.0", 0)),
+    ("[::1]:9000", ("::1", 9000)),
+    ("off", None),
+    ("", None),
+])
+def test_the_display_address(value, address):
+    assert config.http_address(value) == address
+    c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-",
+                          "--http", value))
+    assert c.http == value
+
+
+def test_the_display_is_on_localhost_by_default():
+    c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-"))
+    assert config.http_address(c.http) == ("127.0.0.1", 8080)

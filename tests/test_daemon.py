@@ -71,7 +71,7 @@ def daemon(tmp: Path, *extra: str) -> subprocess.Popen[str]:
         [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", "baden",
          "--port", str(tmp / "shoe"), "--state-dir", str(tmp / "state"),
          "--results", str(tmp / "results.jsonl"), "--log-format", "json",
-         "--reconnect-min", "0.05", "--reconnect-max", "0.2", *extra],
+         "--reconnect-min", "0.05", "--reconnect-max", "0.2", "--http", "127.0.0.1:0", *extra],
         cwd=ROOT, stderr=subprocess.PIPE, text=True,
     )
 
@@ -116,7 +116,8 @@ def test_a_coup_is_acknowledged_published_and_lamped(tmp_path, shoe):
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     events = [json.loads(line)["event"] for line in err.splitlines()]
-    assert events[:2] == ["ledger.restored", "daemon.start"] and events[-1] == "daemon.stop"
+    assert events[:3] == ["display.listening", "ledger.restored", "daemon.start"]
+    assert events[-1] == "daemon.stop"
     assert "shoe.hello" in events and "coup.result" in events
     result_log = next(json.loads(x) for x in err.splitlines() if '"coup.result"' in x)
     assert result_log["table"] == "table-1" and result_log["shoe"] == 1
@@ -160,9 +161,16 @@ def test_red_lamp_on_hold(tmp_path, shoe):
 
 def test_waits_for_a_missing_shoe_and_stops_cleanly(tmp_path):
     proc = daemon(tmp_path)
-    time.sleep(0.5)
+    assert proc.stderr is not None
+    err = ""
+    while '"shoe.unavailable"' not in err:  # started (the display first) and waiting
+        line = proc.stderr.readline()
+        assert line, err
+        err += line
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=10)
+    _, more = proc.communicate(timeout=10)
+    err += more
     assert proc.returncode == 0
     events = [json.loads(line)["event"] for line in err.splitlines()]
     assert "shoe.unavailable" in events and events[-1] == "daemon.stop"

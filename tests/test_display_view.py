@@ -1,0 +1,245 @@
+"""The display's public view against the real coup machine: every way a card becomes public.
+
+After every message of each script the view is serialised exactly as it is sent, and every
+card code anywhere in it must be one the game has shown by then. Seeds: 000 Zoppot 1934,
+001 Clermont 2015, 003 Baden (see shoe_daemon/display/view.py for the rules cited).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from hil.script import parse_script
+from shoe_daemon.coup import STATES, CoupMachine
+from shoe_daemon.display.history import History
+from shoe_daemon.display.publisher import TableDisplay
+from shoe_daemon.display.view import PLAYER_WORDS, STATE_WORDS, table_view
+from shoe_daemon.irregularities import Code
+from shoe_daemon.profiles import get_profile
+
+CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
+
+
+def codes_in(view: dict[str, Any]) -> set[str]:
+    """Every card code anywhere in what a client receives, keys and free text included."""
+    return set(CODE.findall(json.dumps(view, ensure_ascii=False)))
+
+
+class Table:
+    """A coup machine with a display beside it, fed one script token at a time."""
+
+    def __init__(self, profile: str) -> None:
+        self.machine = CoupMachine(get_profile(profile))
+        self.history = History()
+        self.views: list[dict[str, Any]] = []
+
+    def play(self, script: str) -> dict[str, Any]:
+        for message in parse_script(script):
+            self.machine.handle(message)
+            for line in self.machine.events:
+                self.history.add(line)
+            self.machine.events.clear()
+            self.views.append(table_view(self.machine, self.history, "table-7"))
+        return self.views[-1]
+
+
+def shown(view: dict[str, Any], side: str) -> list[str | None]:
+    return view["coup"][side]["cards"]
+
+
+def test_an_empty_table_shows_no_card_code_anywhere():
+    # The baseline for every leak check below: no text of the view looks like a card code.
+    for profile in ("zoppot-1934", "clermont-2015", "baden", "baden-punto-banco"):
+        table = Table(profile)
+        view = table.play("SHOE")
+        assert codes_in(view) == set()
+        assert view["state"] == "waiting_for_stakes"
+
+
+def test_the_four_first_cards_stay_face_down_until_the_coup_is_decided():
+    # 000: the top card is drawn "face downwards"; rule 6 "must not be uncovered".
+    table = Table("zoppot-1934")
+    table.play("SHOE DEAL")
+    for token in ("2C", "3D", "4H", "KS"):
+        view = table.play(token)
+        assert codes_in(view) == set(), view
+        assert view["coup"]["punter"]["total"] is None and view["coup"]["banker"]["total"] is None
+    # Punter 6 stands (000: "Should he have 6 or 7 pips, he always declines"); the free banker
+    # (000: "he can play free") has 3 and must choose.
+    assert view["state"] == "banker_to_play" and view["state_words"] == "Banker to play"
+    assert shown(view, "punter") == [None, None] and shown(view, "banker") == [None, None]
+    view = table.play("STAND")
+    # 000: once both have played "the covered cards are uncovered".
+    assert view["state"] == "decided" and view["coup"]["outcome"] == "punter"
+    assert shown(view, "punter") == ["2C", "4H"] and shown(view, "banker") == ["3D", "KS"]
+    assert view["coup"]["punter"]["total"] == 6 and view["coup"]["banker"]["total"] == 3
+
+
+def test_a_natural_is_shown_at_once():
+    # 000: "if he has 8 or 9 pips ... he uncovers them immediately".
+    table = Table("baden")
+    table.play("SHOE DEAL 9C 2D KH")
+    assert codes_in(table.views[-1]) == set()
+    view = table.play("3S")
+    assert view["state"] == "decided"
+    assert codes_in(view) == {"9C", "2D", "KH", "3S"}
+    assert view["coup"]["punter"] == {"cards": ["9C", "KH"], "total": 9, "natural": True}
+    assert view["coup"]["banker"]["natural"] is False
+    assert view["history"]["counts"] == {"banker": 0, "punter": 1, "egalite": 0, "naturals": 1}
+
+
+def test_the_punters_third_card_is_public_the_first_two_are_not():
+    # 000 rule 9: "Drawn or requested third cards must always be placed on the table face
+    # upwards". Zoppot's free banker keeps the coup open after it.
+    table = Table("zoppot-1934")
+    view = table.play("SHOE DEAL 2C 5D 2H 2S")  # punter 4: he draws
+    assert view["state"] == "punter_drawing" and codes_in(view) == set()
+    view = table.play("7C")
+    assert view["state"] == "banker_to_play"
+    assert shown(view, "punter") == [None, None, "7C"] and codes_in(view) == {"7C"}
+    assert view["coup"]["punter"]["total"] is None  # not a total of the public cards alone
+
+
+def test_punter_to_declare_hides_his_cards():
+    table = Table("zoppot-1934")
+    view = table.play("SHOE DEAL 2C 4D 3H 3S")  # punter 5: his choice (000)
+    assert view["state"] == "punter_to_declare" and view["state_words"] == "Punter to declare"
+    assert codes_in(view) == set()
+    view = table.play("RESTE 8D")  # banker 7 draws a card: decided, everything uncovered
+    assert view["state"] == "decided" and codes_in(view) == {"2C", "4D", "3H", "3S", "8D"}
+
+
+def test_expose_p1_uncovers_b1_too_and_p1_p2_uncover_the_bankers_hand():
+    table = Table("zoppot-1934")
+    view = table.play("SHOE DEAL 2C 5D EXPOSE:P1")
+    # 000 rule 6: "the banker must uncover his own first card too".
+    assert shown(view, "punter") == ["2C"] and shown(view, "banker") == ["5D"]
+    assert codes_in(view) == {"2C", "5D"}
+    assert [n["code"] for n in view["coup"]["notices"]] == ["EXPOSED_CARD"]
+    assert view["coup"]["notices"][0]["rule"] == "000 rules 6, 8"
+    view = table.play("3H KS")
+    assert codes_in(view) == {"2C", "5D"}
+    view = table.play("EXPOSE:P2")
+    # 000 rule 8: both punter cards uncovered: "the banker must uncover his own two cards".
+    assert codes_in(view) == {"2C", "5D", "3H", "KS"}
+    assert view["coup"]["punter"]["total"] == 5 and view["coup"]["banker"]["total"] == 5
+
+
+def test_a_card_out_face_up_is_public_where_it_stays_valid():
+    # Baden: the card stays valid and is exposed (profile face_up_source).
+    table = Table("baden")
+    view = table.play("SHOE DEAL 2C 5D! 3H")
+    assert shown(view, "banker") == ["5D"] and codes_in(view) == {"5D"}
+    notice = view["coup"]["notices"][0]
+    assert notice["code"] == "FACE_UP_IN_SHOE"
+    assert notice["rule"] == get_profile("baden").face_up_source
+
+
+def test_a_face_up_card_void_at_clermont_is_not_dealt_and_hides_nothing_else():
+    # 001: cards face up in the shoe are null and void; the next card takes the place.
+    table = Table("clermont-2015")
+    view = table.play("SHOE DEAL 2C 5D! 6D 3H")
+    assert shown(view, "banker") == [None] and "6D" not in codes_in(view)
+    assert view["coup"]["notices"][0]["rule"].startswith("001")
+
+
+def test_a_hold_names_the_rule_in_words_and_never_the_held_card():
+    table = Table("baden")
+    table.play("SHOE DEAL 2C")
+    view = table.play("5D@P")  # the banker's card to the punter's place
+    assert view["state"] == "on_hold" and view["state_words"] == "Play is held"
+    assert view["hold"] == {
+        "code": "WRONG_ORDER",
+        "words": "A card went to the wrong place. The croupier puts it right.",
+        "rule": "000 rule 12",
+    }
+    # The machine's own detail text names the card: the view must not carry it.
+    assert codes_in(view) == set()
+    view = table.play("OK")
+    assert view["hold"] is None and view["state"] == "dealing" and codes_in(view) == set()
+
+
+def test_foreign_and_unreadable_cards_on_hold_stay_hidden():
+    table = Table("baden")
+    view = table.play("SHOE:1 DEAL ??")
+    assert view["hold"]["code"] == "UNREADABLE_CARD" and codes_in(view) == set()
+    view = table.play("ENTER:2C 5D 7H 2C")  # a second 2C in a one-pack shoe
+    assert view["hold"]["code"] == "FOREIGN_CARD" and codes_in(view) == set()
+    assert view["hold"]["rule"] == get_profile("baden").packs_source
+
+
+@pytest.mark.parametrize(("script", "outcome"), [
+    ("SHOE DEAL 2C 5D 3H KEY:4711 VOID", "void"),
+    ("SHOE DEAL 2C 5D 3H EMPTY", "cancelled"),
+])
+def test_a_coup_ended_without_a_showdown_keeps_its_cards_covered(script, outcome):
+    # 000 rule 24 (cancelled without loss) and a supervisor's VOID: nobody turns cards over.
+    table = Table("baden")
+    view = table.play(script)
+    assert view["coup"]["outcome"] == outcome and codes_in(view) == set()
+    assert view["history"]["bead_plate"] == []
+
+
+def test_the_next_deal_clears_the_last_coups_cards():
+    table = Table("baden")
+    table.play("SHOE DEAL 9C 2D KH 3S")
+    view = table.play("DEAL 4C")
+    assert view["state"] == "dealing" and codes_in(view) == set()
+    assert view["coup"]["number"] == 2 and len(view["history"]["bead_plate"]) == 1
+
+
+def test_swiss_nine_at_punto_banco():
+    # 003 Swiss Nine: a ten-valued card with a nine, both clubs, wins all three bets.
+    table = Table("baden-punto-banco")
+    view = table.play("SHOE DEAL 2C 9C 3H KC")
+    assert view["game"] == "punto-banco" and view["coup"]["outcome"] == "banker"
+    assert view["coup"]["swiss_nine"] == ["simple", "colour", "swiss"]
+    assert view["history"]["swiss_nine"] == [{"coup": 1, "bets": ["simple", "colour", "swiss"]}]
+    assert "swiss_nine" not in Table("baden").play("SHOE DEAL 2C 9C 3H KC")["coup"]
+
+
+def test_the_shoe_counts_down_and_announces_the_last_coup():
+    table = Table("baden")
+    view = table.play("SHOE DEAL 9C 2D KH 3S")
+    assert view["shoe"]["cards_left"] == 6 * 52 - 4 and not view["shoe"]["cut_card_out"]
+    view = table.play("CUT")
+    assert view["shoe"]["cut_card_out"] and view["shoe"]["last_coup"]
+    view = table.play("DEAL 4C")
+    assert view["coup"]["last"] and view["shoe"]["last_coup"]
+
+
+def test_every_state_and_every_irregularity_has_words():
+    assert set(STATE_WORDS) == set(STATES)
+    assert set(PLAYER_WORDS) == set(Code)
+
+
+def test_the_publisher_sends_only_changes():
+    sent: list[bytes] = []
+    display = TableDisplay("table-7", sent.append)
+    machine = CoupMachine(get_profile("baden"))
+    for message in parse_script("SHOE DEAL 9C"):
+        machine.handle(message)
+        display.show(machine)
+        display.show(machine)  # a heartbeat frame: nothing new to show
+    assert len(sent) == 3
+    assert json.loads(sent[-1])["coup"]["punter"]["cards"] == [None]
+    assert b"9C" not in sent[-1]
+
+
+def test_the_publishers_json_is_the_view_coup_after_coup():
+    # The roads' JSON is kept between results: it must still be the view's, result by result.
+    sent: list[bytes] = []
+    display = TableDisplay("table-7", sent.append)
+    machine = CoupMachine(get_profile("baden"))
+    for message in parse_script("SHOE DEAL 9C 2D KH 3S DEAL 4C 5D 2H 3S DEAL 8C 8D TH TS"):
+        machine.handle(message)
+        for line in machine.events:
+            display.record(line)
+        machine.events.clear()
+        display.show(machine)
+        assert json.loads(sent[-1]) == table_view(machine, display.history, "table-7")
+    assert len(json.loads(sent[-1])["history"]["bead_plate"]) == 3
