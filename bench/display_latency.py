@@ -22,11 +22,9 @@ import json
 import multiprocessing
 import os
 import select
-import subprocess
 import sys
 import tempfile
 import time
-import tty
 from multiprocessing.queues import Queue
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -36,10 +34,9 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.latency import deciding_indexes, machine_name, report  # noqa: E402
+from bench.latency import dealt, machine_name, report, start_table  # noqa: E402
 from drivers.framing import encode  # noqa: E402
-from drivers.messages import Hello, Message  # noqa: E402
-from hil.dealer import deal_shoes  # noqa: E402
+from drivers.messages import Hello  # noqa: E402
 from hil.harness import display_url, stop  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -89,22 +86,10 @@ def watch_stream(url: str, arrivals: Queue) -> None:
 
 
 def run(profile: str, coups: int, gap: float, seed: int) -> tuple[list[float], list[float]]:
-    session = deal_shoes(profile, shoes=max(1, coups // 60 + 1), seed=seed)
-    messages: list[Message] = session.messages
-    decide = deciding_indexes(messages, profile)[:coups]
-    messages = messages[: decide[-1] + 1]
+    messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp, sync_playwright() as pw:
         work = Path(tmp)
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        (work / "shoe").symlink_to(os.ttyname(slave))
-        daemon = subprocess.Popen(
-            [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
-             "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
-             "--results", str(work / "results.jsonl"), "--log-format", "json",
-             "--http", "127.0.0.1:0"],
-            cwd=ROOT, stderr=(work / "daemon.log").open("w"),
-        )
+        master, slave, daemon = start_table(work, profile, (work / "daemon.log").open("w"))
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         queue: Queue = multiprocessing.get_context("spawn").Queue()
         arrivals: list[float] = []

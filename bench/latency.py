@@ -27,6 +27,7 @@ import tempfile
 import time
 import tty
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -62,23 +63,34 @@ def machine_name() -> str:
     return f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
-def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> list[float]:
+def dealt(profile: str, coups: int, seed: int) -> tuple[list[Message], list[int]]:
+    """Dealt shoes cut after the `coups`-th deciding frame, and the deciding frames' indexes."""
     session = deal_shoes(profile, shoes=max(1, coups // 60 + 1), seed=seed)
     messages: list[Message] = session.messages
     decide = deciding_indexes(messages, profile)[:coups]
-    messages = messages[: decide[-1] + 1]
+    return messages[: decide[-1] + 1], decide
+
+
+def start_table(work: Path, profile: str, stderr: Any) -> tuple[int, int, subprocess.Popen]:
+    """A pty standing for the shoe, and the real daemon on it (its display on a free port)."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    (work / "shoe").symlink_to(os.ttyname(slave))
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
+         "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
+         "--results", str(work / "results.jsonl"), "--log-format", "json",
+         "--http", "127.0.0.1:0"],
+        cwd=ROOT, stderr=stderr,
+    )
+    return master, slave, daemon
+
+
+def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> list[float]:
+    messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        (work / "shoe").symlink_to(os.ttyname(slave))
-        daemon = subprocess.Popen(
-            [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
-             "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
-             "--results", str(work / "results.jsonl"), "--log-format", "json",
-             "--http", "127.0.0.1:0"],
-            cwd=ROOT, stderr=subprocess.PIPE,
-        )
+        master, slave, daemon = start_table(work, profile, subprocess.PIPE)
         assert daemon.stderr is not None
         log_fd = daemon.stderr.fileno()  # `coup.result` is logged right after the file write
         os.set_blocking(log_fd, False)
