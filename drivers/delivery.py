@@ -60,7 +60,7 @@ class Receiver:
 
     expected: int | None = None
     boot_id: str | None = None
-    last_in_order: int | None = field(default=None, init=False)
+    last_in_order: int | None = None  # given when resuming: what a resent copy re-ACKs
     stats: DeliveryStats = field(default_factory=DeliveryStats, init=False)
     _seen_boots: set[str] = field(default_factory=set, init=False, repr=False)
 

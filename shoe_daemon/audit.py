@@ -224,14 +224,6 @@ def _empty_or_absent(out: Path) -> None:
         raise AuditError(f"{out} exists and is not a directory")
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _range(db: sqlite3.Connection, start_ns: int | None, end_ns: int | None) -> tuple[int, int]:
     """The contiguous index range [first, last]: first is the earliest record at or after
     `start_ns`, last the latest one before `end_ns` (the chain needs no gaps, so records in
@@ -338,10 +330,10 @@ def export(state_dir: Path, out: Path, start_ns: int | None = None, end_ns: int 
         (tmp / SIGNATURE).write_bytes(key.private.sign(data))
         (tmp / PUBLIC_KEY).write_bytes(key.public_pem)
         for name in EXPORT_FILES:
-            _fsync(tmp / name)
+            keys.fsync_path(tmp / name)
         os.chmod(tmp, 0o755)
         os.replace(tmp, out)  # rename(2): atomic, and allowed onto an empty directory
-        _fsync(out.parent)
+        keys.fsync_path(out.parent)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -368,11 +360,11 @@ def _record_export(state_dir: Path, out: Path, manifest: dict[str, Any]) -> None
         tmp = Path(tempfile.mkdtemp(prefix=".record.", dir=home))
         for name in (MANIFEST, SIGNATURE):
             shutil.copyfile(out / name, tmp / name)
-            _fsync(tmp / name)
+            keys.fsync_path(tmp / name)
         if target.exists():
             target = target.with_name(f"{target.name}-{tmp.name[-8:]}")
         os.replace(tmp, target)
-        _fsync(home)
+        keys.fsync_path(home)
     except OSError as e:
         raise AuditError(f"exported to {out}, but could not keep its manifest in {home} "
                          f"({e.strerror or e}): `audit prune` will not count this export") from e

@@ -170,10 +170,10 @@ class Daemon:
             self.log.error("ledger.replay_mismatch", replayed=len(replayed),
                            recorded=len(recorded))
         boot = self._last_boot_id() or kept.boot_id
-        self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot)
-        # Committed but perhaps never acknowledged (killed in between): a resent copy is a
-        # duplicate and must be acknowledged, or the shoe resends it for ever.
-        self.receiver.last_in_order = last["seq"]
+        # The last frame was committed but perhaps never acknowledged (killed in between):
+        # a resent copy is a duplicate and must be acknowledged, or the shoe resends it for ever.
+        self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot,
+                                 last_in_order=last["seq"])
         self.boot_id = boot
 
     def _last_boot_id(self) -> str | None:

@@ -97,7 +97,8 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         os.fsync(f.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """fsync a file or directory by its path (a rename is durable once its directory is)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -131,7 +132,7 @@ def _make(state_dir: Path, now: datetime | None) -> TableKey:
     tmp.unlink(missing_ok=True)
     _write_new(tmp, (stem + "\n").encode(), 0o644)
     os.replace(tmp, directory / CURRENT)
-    _fsync_dir(directory)
+    fsync_path(directory)
     return TableKey(stem, private, pub, key_id(private.public_key()))
 
 

@@ -159,11 +159,8 @@ class Ledger:
             self.db.executescript(_SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
                             (str(SCHEMA_VERSION),))
-            row = self.db.execute("SELECT idx, hash FROM records ORDER BY idx DESC LIMIT 1")
-            last = row.fetchone()
         except sqlite3.Error as e:
             raise LedgerError(f"{self.path}: {e}") from e
-        self.last_idx, self.last_hash = (last[0], last[1]) if last else (0, GENESIS)
 
     def close(self) -> None:
         self.db.close()
@@ -246,7 +243,6 @@ class Ledger:
             [(r.idx, r.wall_ns, r.mono_ns, r.boot, r.kind, canonical(r.body), r.prev,
               r.hash, r.mac) for r in records],
         )
-        self.last_idx, self.last_hash = idx, prev
         return records
 
     def records(self, start: int = 1, kinds: tuple[str, ...] | None = None) -> Iterator[Record]:

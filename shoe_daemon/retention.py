@@ -122,7 +122,7 @@ def prune(state_dir: Path, keep_days: int, now_ns: int | None = None,
     chosen = plan(state_dir, keep_days, now_ns)
     if chosen.count == 0:
         return chosen, 0
-    book = Ledger(state_dir, key=_ledger_key(state_dir))
+    book = Ledger(state_dir)  # plan() refused a missing key, so none is made here
     removed = 0
     try:
         first = chosen.first
@@ -140,10 +140,3 @@ def prune(state_dir: Path, keep_days: int, now_ns: int | None = None,
         book.close()
     return chosen, removed
 
-
-def _ledger_key(state_dir: Path) -> bytes:
-    path = state_dir / "ledger.key"
-    try:
-        return bytes.fromhex(path.read_text().strip())
-    except (OSError, ValueError) as e:
-        raise AuditError(f"{path}: cannot read the ledger key ({e})") from e
