@@ -119,7 +119,9 @@ def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.
     raise RuntimeError("the daemon did not announce its display")
 
 
-def stop(proc: subprocess.Popen[str], timeout: float = 10.0) -> int:
+def stop(proc: subprocess.Popen[str], timeout: float = 30.0) -> int:
+    """SIGTERM, then SIGKILL after `timeout`: the unit's TimeoutStopSec (30 s), the time
+    systemd gives it. The daemon's last commits fsync, which a busy disk can hold for seconds."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
     try:
