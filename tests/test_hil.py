@@ -60,7 +60,10 @@ def test_over_the_simulated_usb_device(tmp_path, profile):
 
 
 def test_the_lamp_follows_the_coup(tmp_path):
-    run = run_table(tmp_path, "zoppot-1934", shoe_args={"seed": 3, "faults": ["unreadable=0.3"]})
+    # At a croupier's pace, as at a table: the lamp shows the state after each read, so a
+    # hold raised and lifted within one read (frames flooding in) never shows red.
+    run = run_table(tmp_path, "zoppot-1934",
+                    shoe_args={"seed": 3, "faults": ["unreadable=0.3"], "pace": 0.003})
     check(run)
     # Zoppot's free banker keeps the lamp amber; unreadable cards turn it red.
     assert {"GREEN", "AMBER", "RED"} <= set(run.lamps)
