@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
-from shoe_daemon.coup import CoupMachine  # noqa: E402
-from shoe_daemon.profiles import get_profile  # noqa: E402
+from shoe_daemon.game.coup import CoupMachine  # noqa: E402
+from shoe_daemon.game.houses import get_profile  # noqa: E402
 
 
 def deciding_indexes(messages: list[Message], profile: str) -> list[int]:
@@ -77,7 +77,7 @@ def start_table(work: Path, profile: str, stderr: Any) -> tuple[int, int, subpro
     tty.setraw(slave)
     (work / "shoe").symlink_to(os.ttyname(slave))
     daemon = subprocess.Popen(
-        [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
+        [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", profile,
          "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
          "--results", str(work / "results.jsonl"), "--log-format", "json",
          "--http", "127.0.0.1:0"],

@@ -23,10 +23,10 @@ sys.path.insert(0, str(ROOT))
 from bench.latency import machine_name  # noqa: E402
 from drivers.framing import encode  # noqa: E402,F401
 from hil.dealer import deal_shoes  # noqa: E402
-from shoe_daemon.coup import CoupMachine  # noqa: E402
-from shoe_daemon.daemon import frame_body  # noqa: E402
-from shoe_daemon.ledger import Ledger  # noqa: E402
-from shoe_daemon.profiles import get_profile  # noqa: E402
+from shoe_daemon.audit.ledger import Ledger  # noqa: E402
+from shoe_daemon.game.coup import CoupMachine  # noqa: E402
+from shoe_daemon.game.houses import get_profile  # noqa: E402
+from shoe_daemon.service.daemon import frame_body  # noqa: E402
 
 
 def coups_as_records(coups: int) -> list[list[tuple[str, dict]]]:

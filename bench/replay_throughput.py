@@ -6,7 +6,7 @@ over the same bytes:
 
 1. decode alone: `drivers.framing.FrameDecoder`;
 2. decode + delivery: the same, each frame judged by `drivers.delivery.Receiver`;
-3. the whole replay: `shoe_daemon.replay.replay_bytes` (decode, delivery, coup machine).
+3. the whole replay: `shoe_daemon.service.replay.replay_bytes` (decode, delivery, coup machine).
 
 It checks that the replay's `coup.result` lines equal the croupier's ground truth and exits
 non-zero if they do not. See bench/README.md.
@@ -28,8 +28,8 @@ from drivers.delivery import Receiver
 from drivers.framing import FrameDecoder
 from hil.capture import Faults, clean_capture, save_capture, write_capture
 from hil.dealer import deal_shoes
-from shoe_daemon.profiles import PROFILES
-from shoe_daemon.replay import CHUNK, replay_bytes
+from shoe_daemon.game.houses import PROFILES
+from shoe_daemon.service.replay import CHUNK, replay_bytes
 
 GOAL_FRAMES_PER_S = 25_000
 

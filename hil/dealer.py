@@ -58,10 +58,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat, Hello, Message
-from shoe_daemon.cards import ALL_CODES, CARDS_PER_PACK, points, total
-from shoe_daemon.irregularities import Code
-from shoe_daemon.profiles import get_profile
-from shoe_daemon.rules import FaceUp, Game, HouseProfile, Play, swiss_nine
+from shoe_daemon.game.cards import ALL_CODES, CARDS_PER_PACK, points, total
+from shoe_daemon.game.houses import get_profile
+from shoe_daemon.game.irregularities import Code
+from shoe_daemon.game.rules import FaceUp, Game, HouseProfile, Play, swiss_nine
 
 MODEL = "SIM-SHOE"
 SERIAL = "SIM0001"

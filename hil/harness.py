@@ -88,7 +88,7 @@ def start_daemon(
     extra: list[str] | tuple[str, ...] = (), http: str = "127.0.0.1:0",
 ) -> subprocess.Popen[str]:
     """The real daemon; its display on any free port unless `http` says otherwise."""
-    cmd = [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", profile,
+    cmd = [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", profile,
            "--state-dir", str(workdir / "state"),
            "--results", results or str(workdir / "results.jsonl"),
            "--log-format", "json", "--reconnect-min", "0.05", "--reconnect-max", "0.5",

@@ -37,7 +37,7 @@ from drivers.framing import FrameDecoder, encode
 from drivers.messages import HOST_TO_SHOE, SEQ_MODULUS, Ack, Heartbeat, Hello, Lamp, Message
 from hil import faults as line
 from hil.dealer import FIRMWARE, MODEL, SERIAL, GameFaults, Session, boot_id_for, deal_shoes
-from shoe_daemon.profiles import PROFILES
+from shoe_daemon.game.houses import PROFILES
 
 WINDOW = 16  # frames not yet acknowledged, at most
 RESEND_AFTER = 0.300  # s after the last ACK progress: go back to the oldest

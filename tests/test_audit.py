@@ -22,8 +22,10 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from shoe_daemon import audit, keys, ledger, results
-from shoe_daemon.ledger import Ledger, Record, canonical, chain_hash
+from shoe_daemon.audit import export as audit
+from shoe_daemon.audit import keys, ledger
+from shoe_daemon.audit.ledger import Ledger, Record, canonical, chain_hash
+from shoe_daemon.game import results
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "audit.md"
@@ -802,13 +804,13 @@ def test_rotation_keeps_old_exports_verifiable(state: Path, tmp_path: Path, caps
 
 
 def test_module_runs_as_a_program(export: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "shoe_daemon.audit", "audit", "verify",
+    done = subprocess.run([sys.executable, "-m", "shoe_daemon.audit.export", "audit", "verify",
                            str(export)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("export intact: records 1..36")
 
 
 def test_wired_into_shoe_daemon_cli(export: Path, capsys) -> None:
-    from shoe_daemon import cli
+    from shoe_daemon.service import cli
 
     capsys.readouterr()
     assert cli.main(["audit", "verify", str(export)]) == 0

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from hil.harness import ROOT, start_shoe, stop
-from shoe_daemon import keys
-from shoe_daemon.ledger import Ledger
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.ledger import Ledger
 
 EXAMPLE = ROOT / "docs" / "shoe-daemon.toml"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "shoe_daemon.cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "shoe_daemon.service.cli", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -104,7 +104,7 @@ def _until(check, seconds: float = 15.0):
 def test_status_follows_the_daemon_waiting_serving_and_stopped(tmp_path) -> None:
     state = tmp_path / "state"
     config = config_file(tmp_path, port=f'"{tmp_path / "shoe"}"')
-    daemon = subprocess.Popen([sys.executable, "-m", "shoe_daemon.cli", "run", "--config",
+    daemon = subprocess.Popen([sys.executable, "-m", "shoe_daemon.service.cli", "run", "--config",
                                str(config), "--log-format", "json", "--reconnect-max", "0.3"],
                               cwd=ROOT, stderr=(tmp_path / "daemon.log").open("w"))
     shoe = None

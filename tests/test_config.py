@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shoe_daemon import config
+from shoe_daemon.service import config
 
 
 def parse(*argv: str) -> argparse.Namespace:

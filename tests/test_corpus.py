@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from shoe_daemon.irregularities import Code
+from shoe_daemon.game.irregularities import Code
 from tests.corpus.cases import CASES, HERE, Case
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_capture_replays_to_its_expected_output(case: Case):
     done = subprocess.run(
-        [sys.executable, "-m", "shoe_daemon.cli", "replay", "--profile", case.profile,
+        [sys.executable, "-m", "shoe_daemon.service.cli", "replay", "--profile", case.profile,
          str(HERE / f"{case.name}.cap")],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
@@ -51,7 +51,7 @@ def test_corpus_captures_carry_line_faults():
     stats = {}
     for case in CASES:
         done = subprocess.run(
-            [sys.executable, "-m", "shoe_daemon.cli", "replay", "--profile", case.profile,
+            [sys.executable, "-m", "shoe_daemon.service.cli", "replay", "--profile", case.profile,
              str(HERE / f"{case.name}.cap")],
             capture_output=True, text=True, cwd=ROOT, check=True,
         )

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from hil.script import parse_script
-from shoe_daemon.coup import CoupMachine
-from shoe_daemon.profiles import get_profile
+from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.houses import get_profile
 
 
 def play(profile: str, script: str) -> tuple[CoupMachine, list[dict[str, Any]]]:
@@ -330,7 +330,7 @@ def test_zoppot_cut_card_seven_from_the_bottom():
     # 000: "counts off seven cards from the bottom of the pack, and inserts another blank".
     early, _ = play("zoppot-1934", "SHOE:1 CUT")
     assert irregular(early.events) == ["CUT_CARD_MISPLACED"]  # 52 cards left, not 7
-    from shoe_daemon.cards import ALL_CODES
+    from shoe_daemon.game.cards import ALL_CODES
 
     # 45 cards out of a one-pack shoe (here as extra cards, counted all the same): 7 left.
     right, _ = play("zoppot-1934", "SHOE:1 " + " ".join(ALL_CODES[:45]) + " CUT")

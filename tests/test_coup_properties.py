@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat
-from shoe_daemon import cards
-from shoe_daemon.coup import CoupMachine
-from shoe_daemon.profiles import PROFILES
-from shoe_daemon.results import OUTCOMES
+from shoe_daemon.game import cards
+from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.houses import PROFILES
+from shoe_daemon.game.results import OUTCOMES
 
 codes = st.sampled_from([*cards.ALL_CODES[:8], "9C", "??"])  # few codes: copies pile up
 card = st.builds(Card, codes, st.sampled_from("DDDDU"), st.sampled_from([None, None, "P", "B"]))

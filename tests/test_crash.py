@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hil.harness import start_daemon, start_shoe, stop
-from shoe_daemon.ledger import Ledger
+from shoe_daemon.audit.ledger import Ledger
 
 
 def _lines(path: Path) -> list[dict]:

@@ -68,7 +68,7 @@ class Shoe:
 
 def daemon(tmp: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", "baden",
+        [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", "baden",
          "--port", str(tmp / "shoe"), "--state-dir", str(tmp / "state"),
          "--results", str(tmp / "results.jsonl"), "--log-format", "json",
          "--reconnect-min", "0.05", "--reconnect-max", "0.2", "--http", "127.0.0.1:0", *extra],
@@ -179,7 +179,7 @@ def test_waits_for_a_missing_shoe_and_stops_cleanly(tmp_path):
 
 def test_bad_configuration_is_refused_at_start(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", "baden",
+        [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", "baden",
          "--state-dir", str(tmp_path), "--results", "-", "--baud", "1234567"],
         cwd=ROOT, capture_output=True, text=True, timeout=30,
     )
@@ -217,8 +217,8 @@ class _VanishingTransport:
 
 
 def test_a_shoe_lost_right_after_opening_is_reopened(tmp_path):
-    from shoe_daemon import config
-    from shoe_daemon.daemon import Daemon
+    from shoe_daemon.service import config
+    from shoe_daemon.service.daemon import Daemon
 
     settings = config.Config(**{s.name: s.default for s in config.SETTINGS} | {
         "profile": "baden", "state_dir": tmp_path, "results": str(tmp_path / "r.jsonl"),

@@ -19,10 +19,10 @@ import pytest
 from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat, Hello
 from hil.capture import Faults, write_capture
 from hil.dealer import GameFaults, deal_shoes
-from shoe_daemon.cards import ALL_CODES, is_card, points, total
-from shoe_daemon.profiles import PROFILES, get_profile
-from shoe_daemon.replay import replay_bytes
-from shoe_daemon.rules import Game, Play, swiss_nine
+from shoe_daemon.game.cards import ALL_CODES, is_card, points, total
+from shoe_daemon.game.houses import PROFILES, get_profile
+from shoe_daemon.game.rules import Game, Play, swiss_nine
+from shoe_daemon.service.replay import replay_bytes
 
 SEEDS = (1, 2024)
 

@@ -239,10 +239,10 @@ def test_the_page_follows_a_live_shoe_and_nothing_face_down_leaks(tmp_path, brow
 def test_punto_banco_names_its_sides_and_shows_swiss_nine(browser):
     # 003 PUNTO BANCO: the sides are Punto and Banco; Swiss Nine side bets on Banco's first two.
     from hil.script import parse_script
-    from shoe_daemon.coup import CoupMachine
     from shoe_daemon.display import TableDisplay
     from shoe_daemon.display.server import DisplayServer
-    from shoe_daemon.profiles import get_profile
+    from shoe_daemon.game.coup import CoupMachine
+    from shoe_daemon.game.houses import get_profile
 
     server = DisplayServer("127.0.0.1", 0, initial=b"{}")
     url = server.start()

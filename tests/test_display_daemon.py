@@ -12,9 +12,9 @@ from typing import Any
 from drivers.framing import FrameDecoder, encode
 from drivers.messages import HOST_TO_SHOE, Ack
 from hil.script import parse_script
-from shoe_daemon import config
-from shoe_daemon.daemon import Daemon
-from shoe_daemon.ledger import Ledger, LedgerError
+from shoe_daemon.audit.ledger import Ledger, LedgerError
+from shoe_daemon.service import config
+from shoe_daemon.service.daemon import Daemon
 
 
 class FillingLedger(Ledger):

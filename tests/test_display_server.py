@@ -141,7 +141,7 @@ def test_an_address_in_use_is_refused(server):
 
 def _run_daemon(tmp_path: Path, http: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", "baden",
+        [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", "baden",
          "--state-dir", str(tmp_path / "state"), "--results", str(tmp_path / "r.jsonl"),
          "--port", str(tmp_path / "no-shoe"), "--http", http],
         cwd=ROOT, capture_output=True, text=True, timeout=30)

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from hil.script import parse_script
-from shoe_daemon.coup import STATES, CoupMachine
 from shoe_daemon.display.history import History
 from shoe_daemon.display.publisher import TableDisplay
 from shoe_daemon.display.view import PLAYER_WORDS, STATE_WORDS, table_view
-from shoe_daemon.irregularities import Code
-from shoe_daemon.profiles import get_profile
+from shoe_daemon.game.coup import STATES, CoupMachine
+from shoe_daemon.game.houses import get_profile
+from shoe_daemon.game.irregularities import Code
 
 CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from hil.harness import TableRun, run_table
-from shoe_daemon.profiles import PROFILES
+from shoe_daemon.game.houses import PROFILES
 
 LINE_FAULTS = ["noise=0.05", "damage=0.05", "drop=0.05", "duplicate=0.05", "lost_ack=0.2",
                "unplug=2", "reboot=1", "jam=0.1"]
@@ -46,7 +46,7 @@ def test_each_fault_switch_alone(tmp_path, fault):
         assert run.daemon_log.count('"shoe.lost"') >= 2 and '"shoe.connected"' in run.daemon_log
     if name == "reboot":
         assert '"shoe.reboot"' in run.daemon_log
-        from shoe_daemon.ledger import Ledger
+        from shoe_daemon.audit.ledger import Ledger
 
         events = [r.body["event"] for r in Ledger(run.workdir / "state").records(
             kinds=("transport",))]

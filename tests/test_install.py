@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from hil.harness import ROOT, start_shoe, stop
-from shoe_daemon.ledger import Ledger
+from shoe_daemon.audit.ledger import Ledger
 from tests.test_notify import Systemd
 from tests.test_systemd_units import directives, tool, udev_rules
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from shoe_daemon import journal, logs
+from shoe_daemon.service import journal, logs
 
 
 def decode(data: bytes) -> dict[str, str]:

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from hil.harness import ROOT, start_shoe, stop
-from shoe_daemon.ledger import Ledger
-from shoe_daemon.notify import Notifier, socket_address
+from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.service.notify import Notifier, socket_address
 
 WATCHDOG_USEC = 1_000_000  # 1 s: pings every 0.5 s
 
@@ -82,7 +82,7 @@ def systemd(tmp_path: Path) -> Iterator[Systemd]:
 def start(workdir: Path, notify: str, port: Path, *extra: str) -> subprocess.Popen[str]:
     env = dict(os.environ, NOTIFY_SOCKET=notify, WATCHDOG_USEC=str(WATCHDOG_USEC))
     env.pop("WATCHDOG_PID", None)
-    cmd = [sys.executable, "-m", "shoe_daemon.cli", "run", "--profile", "baden",
+    cmd = [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", "baden",
            "--state-dir", str(workdir / "state"), "--results", str(workdir / "results.jsonl"),
            "--port", str(port), "--log-format", "json", *extra]
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=(workdir / "daemon.log").open("a"),

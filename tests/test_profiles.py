@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from shoe_daemon.profiles import PROFILES, get_profile
-from shoe_daemon.rules import (
+from shoe_daemon.game.houses import PROFILES, get_profile
+from shoe_daemon.game.rules import (
     BANKER_KEYS,
     TOTALS,
     FaceUp,

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from hil.harness import start_daemon, start_shoe, stop
-from shoe_daemon import audit, keys, ledger, retention
-from shoe_daemon.audit import AuditError, VerifyFailed
-from shoe_daemon.ledger import PRUNED, Ledger, LedgerCorrupt
+from shoe_daemon.audit import export as audit
+from shoe_daemon.audit import keys, ledger, retention
+from shoe_daemon.audit.export import AuditError, VerifyFailed
+from shoe_daemon.audit.ledger import PRUNED, Ledger, LedgerCorrupt
 from tests.test_audit import T0, T0_NS, Clock, _coup, _frame, _result, _start, all_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -235,8 +236,9 @@ def test_the_daemon_s_ledger_appends_after_a_prune_from_another_process(
 
 
 def cli(*argv: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "shoe_daemon.cli", "audit", *map(str, argv)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "shoe_daemon.service.cli", "audit", *map(str, argv)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
 def test_prune_command_with_the_config_file_and_dry_run(state: Path, starts: list[int],

@@ -23,7 +23,7 @@ from drivers.framing import FrameDecoder, encode
 from drivers.messages import Ack, Heartbeat, Hello, Lamp, Message
 from hil.faults import parse_faults
 from hil.shoe import session_for
-from shoe_daemon.replay import replay_bytes
+from shoe_daemon.service.replay import replay_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 20.0  # s for one shoe process, at most

@@ -89,7 +89,7 @@ def test_the_service_is_notify_watchdog_and_restart_on_failure() -> None:
 
 def test_the_daemon_loop_pings_well_within_the_watchdog_interval() -> None:
     """The loop's longest wait (READ_TIMEOUT, the backoff slices) is far below WatchdogSec."""
-    from shoe_daemon import daemon, status
+    from shoe_daemon.service import daemon, status
 
     watchdog = float(directives(UNIT)["Service.WatchdogSec"][0].rstrip("s"))
     assert max(daemon.READ_TIMEOUT, status.SLICE) * 10 < watchdog / 2
@@ -158,7 +158,7 @@ def test_the_udev_rules_name_the_adapter_and_open_the_vendor_interface() -> None
     assert tty_keys[("SYMLINK", None, "+=")] == "shoe"
     assert tty_keys[("GROUP", None, "=")] == "dialout"
     usb_keys = {(r["key"], r["attr"], r["op"]): r["value"] for r in usb}
-    from shoe_daemon.config import SETTINGS
+    from shoe_daemon.service.config import SETTINGS
 
     ids = {s.name: s.default for s in SETTINGS}
     assert usb_keys[("ATTR", "idVendor", "==")] == f"{ids['usb_vendor']:04x}"

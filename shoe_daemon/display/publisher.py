@@ -14,9 +14,9 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from shoe_daemon.coup import CoupMachine
 from shoe_daemon.display.history import History
 from shoe_daemon.display.view import table_view
+from shoe_daemon.game.coup import CoupMachine
 
 
 class TableDisplay:

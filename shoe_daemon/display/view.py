@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from shoe_daemon import cards
-from shoe_daemon.coup import Coup, CoupMachine
 from shoe_daemon.display.history import History
-from shoe_daemon.irregularities import KINDS, Code
-from shoe_daemon.rules import Game, HouseProfile, swiss_nine
+from shoe_daemon.game import cards
+from shoe_daemon.game.coup import Coup, CoupMachine
+from shoe_daemon.game.irregularities import KINDS, Code
+from shoe_daemon.game.rules import Game, HouseProfile, swiss_nine
 
 SHOWDOWN = ("banker", "punter", "egalite")  # outcomes reached by turning the cards over
 POSITIONS = ("P1", "P2", "P3", "B1", "B2", "B3")

@@ -102,7 +102,7 @@ CASES: list[Case] = [
 
 
 def expected(case: Case) -> str:
-    from shoe_daemon.replay import replay_bytes
+    from shoe_daemon.service.replay import replay_bytes
 
     lines = replay_bytes(case.capture(), case.profile).lines
     return "".join(json.dumps(line) + "\n" for line in lines)

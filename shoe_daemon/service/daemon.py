@@ -34,13 +34,13 @@ from drivers.framing import FrameDecoder, SequenceNumbers, encode
 from drivers.messages import SHOE_TO_HOST, Ack, Button, Fault, Hello, Lamp, Message, parse
 from drivers.transport import Transport, TransportLost
 from shoe_daemon import __version__
-from shoe_daemon.config import Config
-from shoe_daemon.coup import CoupMachine
+from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.display import TableDisplay
-from shoe_daemon.ledger import Ledger, LedgerError
-from shoe_daemon.notify import Notifier
-from shoe_daemon.profiles import get_profile
-from shoe_daemon.status import StatusReporter
+from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.houses import get_profile
+from shoe_daemon.service.config import Config
+from shoe_daemon.service.notify import Notifier
+from shoe_daemon.service.status import StatusReporter
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
 STATS_EVERY = 60.0  # s between line-statistics log lines (when something changed)

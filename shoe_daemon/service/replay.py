@@ -15,8 +15,8 @@ from typing import Any, TextIO
 
 from drivers.delivery import Receiver
 from drivers.framing import FrameDecoder
-from shoe_daemon.coup import CoupMachine
-from shoe_daemon.profiles import get_profile
+from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.houses import get_profile
 
 CHUNK = 65536
 

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 import structlog
 
-from shoe_daemon import journal
+from shoe_daemon.service import journal
 
 
 def configure(fmt: str = "auto", stream: TextIO | None = None, level: int = logging.INFO,

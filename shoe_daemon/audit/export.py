@@ -33,8 +33,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from shoe_daemon import __version__, keys
-from shoe_daemon.ledger import (
+from shoe_daemon import __version__
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.ledger import (
     PRUNED,
     Ledger,
     Record,
@@ -121,7 +122,7 @@ class _LedgerReader(Ledger):
     def checked(self, last: int | None = None) -> Iterator[Record]:
         """The retained records up to `last` (all if None), each checked (index, chain, seal)
         before it is yielded; VerifyFailed names the first bad one. The chain starts at
-        record 1, or where the latest `ledger.pruned` record says (shoe_daemon.retention)."""
+        record 1, or where the latest `ledger.pruned` record says (shoe_daemon.audit.retention)."""
         try:
             start = self.start()
         except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
@@ -651,7 +652,8 @@ def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from shoe_daemon import config, retention
+    from shoe_daemon.audit import retention
+    from shoe_daemon.service import config
 
     state_dir, keep_days = args.state_dir, args.keep_days
     if args.config is not None:
@@ -734,7 +736,7 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m shoe_daemon.audit audit ...`: the same commands without the main CLI."""
+    """`python -m shoe_daemon.audit.export audit ...`: the same commands without the main CLI."""
     parser = argparse.ArgumentParser(prog="shoe-daemon")
     add_audit_parser(parser.add_subparsers(dest="command", required=True))
     return run_audit(parser.parse_args(argv))

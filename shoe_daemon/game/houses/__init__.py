@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from types import MappingProxyType
 
-from shoe_daemon.rules import (
+from shoe_daemon.game.rules import (
     NOT_PRINTED,
     THIRD_CARDS,
     TOTALS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from shoe_daemon import cards
+from shoe_daemon.game import cards
 
 OUTCOMES = ("banker", "punter", "egalite", "cancelled", "void")
 

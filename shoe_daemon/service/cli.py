@@ -10,8 +10,9 @@ from pathlib import Path
 
 import structlog
 
-from shoe_daemon import audit, config, logs, replay
-from shoe_daemon.profiles import PROFILES
+from shoe_daemon.audit import export as audit
+from shoe_daemon.game.houses import PROFILES
+from shoe_daemon.service import config, logs, replay
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,8 +54,8 @@ def _run(args: argparse.Namespace) -> int:
     early: list[int] = []
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda n, _: early.append(n))
-    from shoe_daemon.daemon import Daemon, make_transport
-    from shoe_daemon.ledger import LedgerError
+    from shoe_daemon.audit.ledger import LedgerError
+    from shoe_daemon.service.daemon import Daemon, make_transport
 
     try:
         transport = make_transport(settings)
@@ -94,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from shoe_daemon.status import CANNOT_READ, run_status
+    from shoe_daemon.service.status import CANNOT_READ, run_status
 
     state_dir = args.state_dir
     if state_dir is None and args.config is not None:
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "audit":
         return audit.run_audit(args)
     if args.command == "check-config":
-        from shoe_daemon.check_config import run_check_config
+        from shoe_daemon.service.check_config import run_check_config
 
         return run_check_config(args)
     if args.command == "status":

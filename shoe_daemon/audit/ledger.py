@@ -8,7 +8,7 @@ Why this shape (docs/audit.md has the whole argument):
   encoding: a modified, deleted, inserted or reordered record breaks the chain after it.
 - Each hash is sealed with HMAC-SHA256 under a key only the daemon can read: whoever edits
   the database file cannot rebuild a valid chain without the key. Exports are additionally
-  signed with the table's Ed25519 key so a regulator needs no secret (shoe_daemon.audit).
+  signed with the table's Ed25519 key so a regulator needs no secret (shoe_daemon.audit.export).
 """
 
 from __future__ import annotations

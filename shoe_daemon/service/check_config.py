@@ -14,8 +14,9 @@ import argparse
 import os
 from pathlib import Path
 
-from shoe_daemon import config, keys
-from shoe_daemon.profiles import get_profile
+from shoe_daemon.audit import keys
+from shoe_daemon.game.houses import get_profile
+from shoe_daemon.service import config
 
 
 class Findings:

@@ -1,6 +1,6 @@
 """House drawing rules as data: the types every house profile is made of, and the lookups.
 
-A profile (see `shoe_daemon.profiles`) is one seed document in docs/seeds/
+A profile (see `shoe_daemon.game.houses`) is one seed document in docs/seeds/
 turned into tables. Every cell is a `Ruling`: what the hand does (003's K / R / V:
 draw, stand, or the hand's own choice) and the seed text it comes from. A cell that no
 seed prints carries a source starting with ``"not printed in <seed>: "`` and says what was
@@ -19,7 +19,7 @@ from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
 
-from shoe_daemon.cards import is_card, suit
+from shoe_daemon.game.cards import is_card, suit
 
 #: Source prefix of a cell the seed does not print (a decision, see docs/rules.md).
 NOT_PRINTED = "not printed in "

@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shoe_daemon.notify import Notifier
+from shoe_daemon.service.notify import Notifier
 
 if TYPE_CHECKING:
-    from shoe_daemon.daemon import Daemon
+    from shoe_daemon.service.daemon import Daemon
 
 STATUS_FILE = "status.json"
 FILE_EVERY = 30.0  # s between heartbeat rewrites of status.json when nothing changed
@@ -185,7 +185,7 @@ def pid_alive(pid: int) -> bool:
 
 def _ledger_facts(state_dir: Path) -> dict[str, Any]:
     """The ledger's count, chain and seals, and its latest events, read-only."""
-    from shoe_daemon.audit import AuditError, VerifyFailed, _LedgerReader
+    from shoe_daemon.audit.export import AuditError, VerifyFailed, _LedgerReader
 
     facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None}
     try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from shoe_daemon.profiles import PROFILES
+from shoe_daemon.game.houses import PROFILES
 
 
 class ConfigError(ValueError):

@@ -1,6 +1,6 @@
 """The coup state machine: one per table, fed decoded shoe messages, reused across coups.
 
-It applies the house profile (shoe_daemon.profiles) to what the shoe reports and decides
+It applies the house profile (shoe_daemon.game.houses) to what the shoe reports and decides
 each coup, or holds it when the dealing went wrong. Every rule applied cites its seed:
 `000` is Zoppot 1934, `001` the Clermont Club 2015, `003` Grand Casino Baden.
 
@@ -28,9 +28,9 @@ from typing import Any
 from transitions import Machine
 
 from drivers.messages import Button, Card, Cut, Empty, Fault, Message
-from shoe_daemon import cards, results
-from shoe_daemon.irregularities import KINDS, Code, Resolution
-from shoe_daemon.rules import FaceUp, Game, HouseProfile, Play, swiss_nine
+from shoe_daemon.game import cards, results
+from shoe_daemon.game.irregularities import KINDS, Code, Resolution
+from shoe_daemon.game.rules import FaceUp, Game, HouseProfile, Play, swiss_nine
 
 STATES = [
     "no_shoe",
@@ -116,7 +116,7 @@ class CoupMachine:
     """Applies a house profile to the stream of shoe messages for one table.
 
     `handle(message)` feeds one accepted frame's message; results and irregularities are
-    appended to `events` (JSON-able dicts, see shoe_daemon.results) for the caller to
+    appended to `events` (JSON-able dicts, see shoe_daemon.game.results) for the caller to
     drain in order.
     """
 

@@ -10,7 +10,7 @@ exports they hold are the record. Pruning removes the oldest records only when:
   each verified with the table's own key and matching the ledger's hash where they end;
 - the shoe in play, or the last one dealt, stays whole: the daemon rebuilds it at start.
 The cut always keeps the newest record. Each step deletes at most `batch` records and
-appends a `ledger.pruned` record in the same transaction (shoe_daemon.ledger): where the
+appends a `ledger.pruned` record in the same transaction (shoe_daemon.audit.ledger): where the
 chain now starts, the hash before it, the exports relied on, and what the daemon carries on
 from the removed records. The daemon may keep running: its commits wait for the lock.
 """
@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shoe_daemon import audit, keys
-from shoe_daemon.audit import AuditError, VerifyFailed
-from shoe_daemon.ledger import Ledger, LedgerError
+from shoe_daemon.audit import export as audit
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.export import AuditError, VerifyFailed
+from shoe_daemon.audit.ledger import Ledger, LedgerError
 
 DAY_NS = 86_400 * 10**9
 BATCH = 20_000  # records per transaction: the daemon's commits wait at most this long
