@@ -44,10 +44,8 @@ def deciding_indexes(messages: list[Message], profile: str) -> list[int]:
     machine = CoupMachine(get_profile(profile))
     out = []
     for i, m in enumerate(messages):
-        before = sum(1 for e in machine.events if e["event"] == "coup.result")
-        machine.handle(m)
-        after = sum(1 for e in machine.events if e["event"] == "coup.result")
-        out += [i] * (after - before)
+        decided = sum(1 for e in machine.handle(m) if e["event"] == "coup.result")
+        out += [i] * decided
     return out
 
 

@@ -35,12 +35,11 @@ def coups_as_records(coups: int) -> list[list[tuple[str, dict]]]:
     batches: list[list[tuple[str, dict]]] = []
     coup: list[list[tuple[str, dict]]] = []
     for seq, message in enumerate(deal_shoes("baden", coups // 60 + 2, seed=5).messages):
-        before = len(machine.events)
-        machine.handle(message)
+        lines = machine.handle(message)
         frame = [("frame", frame_body(seq % 65536, message))]
-        frame += [("result", {"line": line}) for line in machine.events[before:]]
+        frame += [("result", {"line": line}) for line in lines]
         coup.append(frame)
-        if any(line["event"] == "coup.result" for line in machine.events[before:]):
+        if any(line["event"] == "coup.result" for line in lines):
             batches.append(coup)
             coup = []
             if len(batches) == coups:

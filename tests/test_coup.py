@@ -17,9 +17,10 @@ from shoe_daemon.game.houses import get_profile
 
 def play(profile: str, script: str) -> tuple[CoupMachine, list[dict[str, Any]]]:
     machine = CoupMachine(get_profile(profile))
+    lines: list[dict[str, Any]] = []
     for message in parse_script(script):
-        machine.handle(message)
-    return machine, machine.events
+        lines += machine.handle(message)
+    return machine, lines
 
 
 def coups(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -69,8 +70,8 @@ def test_punter_with_four_draws_without_a_button():
     machine, ev = play("baden", "SHOE DEAL 2C TH 2D 5S 4C")
     assert coups(ev) == []
     assert machine.state == "banker_to_play" and machine.lamp == "AMBER"
-    machine.handle(parse_script("STAND")[0])
-    r = only_coup(machine.events)
+    ev += machine.handle(parse_script("STAND")[0])
+    r = only_coup(ev)
     assert r["punter"]["cards"] == ["2C", "2D", "4C"] and r["punter"]["total"] == 8
     assert r["banker"]["cards"] == ["TH", "5S"] and r["outcome"] == "punter"
 
@@ -116,10 +117,10 @@ def test_eight_pack_five_against_four_is_a_forced_draw():
     # 002: "Five or four: BANKER STANDS ON 6, 7; DRAWS TO 5, 4, ..."
     machine, ev = play("eight-pack", "SHOE DEAL 2C TH AD 5S 4H")
     assert coups(ev) == [] and machine.lamp == "GREEN"
-    machine.handle(parse_script("STAND")[0])
-    assert irregular(machine.events) == ["FAUX_TIRAGE"]
-    machine.handle(parse_script("KC")[0])
-    assert only_coup(machine.events)["banker"]["cards"] == ["TH", "5S", "KC"]
+    ev += machine.handle(parse_script("STAND")[0])
+    assert irregular(ev) == ["FAUX_TIRAGE"]
+    ev += machine.handle(parse_script("KC")[0])
+    assert only_coup(ev)["banker"]["cards"] == ["TH", "5S", "KC"]
 
 
 def test_bound_banker_card_against_the_table_is_faux_tirage_and_discarded():
@@ -139,9 +140,9 @@ def test_zoppot_banker_plays_free_until_he_announces_the_table():
     # third card 1 (Table II: may not draw) a free banker still chooses.
     machine, ev = play("zoppot-1934", "SHOE DEAL 2C TH AD 6S AH")
     assert coups(ev) == [] and machine.state == "banker_to_play" and machine.lamp == "AMBER"
-    machine.handle(parse_script("9D")[0])
-    r = only_coup(machine.events)
-    assert r["banker"]["cards"] == ["TH", "6S", "9D"] and irregular(machine.events) == []
+    ev += machine.handle(parse_script("9D")[0])
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == ["TH", "6S", "9D"] and irregular(ev) == []
 
 
 def test_zoppot_banker_with_the_table_is_bound():
@@ -223,12 +224,12 @@ def test_unreadable_card_holds_until_entered_and_later_cards_wait():
     machine, ev = play("baden", "SHOE DEAL 9C ?? KH")
     assert machine.state == "on_hold" and machine.lamp == "RED"
     assert irregular(ev) == ["UNREADABLE_CARD"]
-    machine.handle(parse_script("3S")[0])
-    assert coups(machine.events) == []
-    machine.handle(parse_script("ENTER:5D")[0])
-    r = only_coup(machine.events)
+    ev += machine.handle(parse_script("3S")[0])
+    assert coups(ev) == []
+    ev += machine.handle(parse_script("ENTER:5D")[0])
+    r = only_coup(ev)
     assert r["banker"]["cards"] == ["5D", "3S"] and r["outcome"] == "punter"
-    resolved = [e for e in machine.events if e["event"] == "irregularity.resolved"]
+    resolved = [e for e in ev if e["event"] == "irregularity.resolved"]
     assert resolved[0]["how"] == "ENTER 5D"
 
 
@@ -236,13 +237,13 @@ def test_foreign_card_holds_for_a_supervisor():
     # One pack (BTN,SHOE,1): a second 9C cannot come from it.
     machine, ev = play("baden", "SHOE:1 DEAL 9C 5D 9C")
     assert machine.state == "on_hold" and irregular(ev) == ["FOREIGN_CARD"]
-    machine.handle(parse_script("OK")[0])
+    ev += machine.handle(parse_script("OK")[0])
     assert machine.state == "on_hold"  # OK alone is not enough: a supervisor's KEY first
     for m in parse_script("KEY:4711 OK KH 3S"):
-        machine.handle(m)
-    r = only_coup(machine.events)
+        ev += machine.handle(m)
+    r = only_coup(ev)
     assert r["punter"]["cards"] == ["9C", "KH"] and r["banker"]["cards"] == ["5D", "3S"]
-    resolved = [e for e in machine.events if e["event"] == "irregularity.resolved"]
+    resolved = [e for e in ev if e["event"] == "irregularity.resolved"]
     assert resolved[0]["by"] == "4711"
 
 
@@ -254,8 +255,8 @@ def test_wrong_order_holds_and_ok_puts_the_card_in_its_place():
     assert machine.state == "on_hold" and irregular(ev) == ["WRONG_ORDER"]
     assert next(e for e in ev if e["event"] == "irregularity")["rule"] == "000 rule 12"
     for m in parse_script("OK 5D KH 3S"):
-        machine.handle(m)
-    assert only_coup(machine.events)["punter"]["cards"] == ["9C", "KH"]
+        ev += machine.handle(m)
+    assert only_coup(ev)["punter"]["cards"] == ["9C", "KH"]
 
 
 def test_card_after_a_natural_is_wrong_number_and_stays_for_the_next_deal():
@@ -280,26 +281,26 @@ def test_uncovered_extra_card_goes_to_the_discard():
 def test_declaration_missing_holds_until_declared():
     machine, ev = play("baden", "SHOE DEAL 2C TH 3D 6S 4H")
     assert machine.state == "on_hold" and irregular(ev) == ["DECLARATION_MISSING"]
-    machine.handle(parse_script("CARTE")[0])
+    ev += machine.handle(parse_script("CARTE")[0])
     assert machine.coup is not None and machine.coup.punter == ["2C", "3D", "4H"]
 
 
 def test_table_position_sensor_tells_the_declaration():
-    machine, _ = play("baden", "SHOE DEAL 2C TH 3D 5S 4H@B")
-    r = only_coup(machine.events)  # 4H went to the banker: the punter stood
+    _, ev = play("baden", "SHOE DEAL 2C TH 3D 5S 4H@B")
+    r = only_coup(ev)  # 4H went to the banker: the punter stood
     assert r["banker"]["cards"] == ["TH", "5S", "4H"] and r["punter"]["total"] == 5
 
 
 def test_deal_inside_an_undecided_coup_holds():
     machine, ev = play("baden", "SHOE DEAL 2C TH DEAL")
     assert machine.state == "on_hold" and irregular(ev) == ["COUP_NOT_FINISHED"]
-    machine.handle(parse_script("OK")[0])
+    ev += machine.handle(parse_script("OK")[0])
     assert machine.state == "dealing" and machine.coup is not None and machine.coup.number == 1
 
 
 def test_supervisor_void_cancels_the_coup_and_the_held_deal_then_starts():
-    machine, _ = play("baden", "SHOE DEAL 2C TH DEAL KEY:99 VOID 9C 5D KH 3S")
-    results = coups(machine.events)
+    _, ev = play("baden", "SHOE DEAL 2C TH DEAL KEY:99 VOID 9C 5D KH 3S")
+    results = coups(ev)
     assert [r["outcome"] for r in results] == ["void", "punter"]
     assert results[1]["coup"] == 2
 
@@ -307,9 +308,9 @@ def test_supervisor_void_cancels_the_coup_and_the_held_deal_then_starts():
 def test_void_needs_a_supervisor_key():
     machine, ev = play("baden", "SHOE DEAL 2C TH VOID")
     assert coups(ev) == [] and machine.state == "dealing"
-    machine.handle(parse_script("KEY:12")[0])
-    machine.handle(parse_script("VOID")[0])
-    assert only_coup(machine.events)["outcome"] == "void"
+    ev += machine.handle(parse_script("KEY:12")[0])
+    ev += machine.handle(parse_script("VOID")[0])
+    assert only_coup(ev)["outcome"] == "void"
 
 
 # ---- the cut card and the end of the shoe --------------------------------------------------------
@@ -328,13 +329,13 @@ def test_deal_after_last_coup_is_recorded():
 
 def test_zoppot_cut_card_seven_from_the_bottom():
     # 000: "counts off seven cards from the bottom of the pack, and inserts another blank".
-    early, _ = play("zoppot-1934", "SHOE:1 CUT")
-    assert irregular(early.events) == ["CUT_CARD_MISPLACED"]  # 52 cards left, not 7
+    _, early = play("zoppot-1934", "SHOE:1 CUT")
+    assert irregular(early) == ["CUT_CARD_MISPLACED"]  # 52 cards left, not 7
     from shoe_daemon.game.cards import ALL_CODES
 
     # 45 cards out of a one-pack shoe (here as extra cards, counted all the same): 7 left.
-    right, _ = play("zoppot-1934", "SHOE:1 " + " ".join(ALL_CODES[:45]) + " CUT")
-    assert "CUT_CARD_MISPLACED" not in irregular(right.events)
+    _, right = play("zoppot-1934", "SHOE:1 " + " ".join(ALL_CODES[:45]) + " CUT")
+    assert "CUT_CARD_MISPLACED" not in irregular(right)
 
 
 def test_empty_inside_a_coup_is_a_short_last_coup():

@@ -258,8 +258,7 @@ def test_punto_banco_names_its_sides_and_shows_swiss_nine(browser):
         assert page.locator("[data-code]").count() == 0
         assert page.text_content("#punter .side-name") == "Punto"
         for message in parse_script("3H KC"):
-            machine.handle(message)
-            for line in machine.events:  # as the daemon does once they are committed
+            for line in machine.handle(message):  # as the daemon does once committed
                 display.record(line)
             display.show(machine)
         wait_until(page, "document.body.dataset.state === 'decided'")

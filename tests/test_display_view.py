@@ -39,10 +39,8 @@ class Table:
 
     def play(self, script: str) -> dict[str, Any]:
         for message in parse_script(script):
-            self.machine.handle(message)
-            for line in self.machine.events:
+            for line in self.machine.handle(message):
                 self.history.add(line)
-            self.machine.events.clear()
             self.views.append(table_view(self.machine, self.history, "table-7"))
         return self.views[-1]
 
@@ -236,10 +234,8 @@ def test_the_publishers_json_is_the_view_coup_after_coup():
     display = TableDisplay("table-7", sent.append)
     machine = CoupMachine(get_profile("baden"))
     for message in parse_script("SHOE DEAL 9C 2D KH 3S DEAL 4C 5D 2H 3S DEAL 8C 8D TH TS"):
-        machine.handle(message)
-        for line in machine.events:
+        for line in machine.handle(message):
             display.record(line)
-        machine.events.clear()
         display.show(machine)
         assert json.loads(sent[-1]) == table_view(machine, display.history, "table-7")
     assert len(json.loads(sent[-1])["history"]["bead_plate"]) == 3

@@ -21,7 +21,7 @@ the shoe sends waits, in order, and is played once the hold is lifted.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,17 +115,15 @@ class Hold:
 class CoupMachine:
     """Applies a house profile to the stream of shoe messages for one table.
 
-    `handle(message)` feeds one accepted frame's message; results and irregularities are
-    appended to `events` (JSON-able dicts, see shoe_daemon.game.results) for the caller to
-    drain in order.
+    `handle(message)` feeds one accepted frame's message and returns, in order, the lines
+    it produced: results and irregularities (JSON-able dicts, see shoe_daemon.game.results).
     """
 
     state: str
 
-    def __init__(self, profile: HouseProfile, emit: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(self, profile: HouseProfile):
         self.profile = profile
-        self.events: list[dict[str, Any]] = []
-        self._emit = emit or self.events.append
+        self._lines: list[dict[str, Any]] = []  # produced by the message being handled
         self.shoe: Shoe | None = None
         self.coup: Coup | None = None
         self.hold_: Hold | None = None
@@ -152,23 +150,21 @@ class CoupMachine:
         that replay produced, for the caller to hold against what was recorded; they are
         not published again.
         """
-        emit, produced = self._emit, []
-        self._emit = produced.append
         self._shoes = shoes_before
-        try:
-            for message in messages:
-                self.handle(message)
-        finally:
-            self._emit = emit
+        produced: list[dict[str, Any]] = []
+        for message in messages:
+            produced += self.handle(message)
         return produced
 
-
-    def handle(self, message: Message) -> None:
+    def handle(self, message: Message) -> list[dict[str, Any]]:
+        """Play one message; return the lines it produced, in order."""
+        self._lines = []
         if self.state == "on_hold" and not self._lifts_hold(message):
             self._queue.append(message)
-            return
+            return self._lines
         self._dispatch(message)
         self._drain_queue()
+        return self._lines
 
     def _dispatch(self, message: Message) -> None:
         if isinstance(message, Card):
@@ -460,7 +456,7 @@ class CoupMachine:
         swiss = None
         if self.profile.swiss_nine:
             swiss = swiss_nine(coup.banker[:2]) if len(coup.banker) >= 2 else ()
-        self._emit(
+        self._lines.append(
             results.coup_result(
                 shoe=coup.shoe,
                 coup=coup.number,
@@ -674,7 +670,7 @@ class CoupMachine:
         self.hold_ = None
         getattr(self, f"to_{hold.resume}")()
         shoe, coup = self._where()
-        self._emit(results.resolution(code=hold.code, shoe=shoe, coup=coup, how=how, by=by))
+        self._lines.append(results.resolution(code=hold.code, shoe=shoe, coup=coup, how=how, by=by))
         return hold
 
     def _drop_held(self, hold: Hold) -> None:
@@ -764,7 +760,7 @@ class CoupMachine:
         if self.coup is not None and self.state not in ("waiting_for_stakes", "no_shoe"):
             self.coup.irregularities.append(code.value)
         shoe, coup = self._where()
-        self._emit(
+        self._lines.append(
             results.irregularity(
                 code=code.value,
                 shoe=shoe,

@@ -96,7 +96,7 @@ class Daemon:
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.ledger = ledger or Ledger(config.state_dir)
-        self.machine = CoupMachine(get_profile(config.profile), emit=self._collect)
+        self.machine = CoupMachine(get_profile(config.profile))
         # The table display gets committed state only: each frame's view is staged and shown
         # after its batch's commit, or after a rebuild from the ledger.
         self.display = TableDisplay(config.table, display) if display is not None else None
@@ -107,7 +107,6 @@ class Daemon:
         self.lamp_sent: str | None = None
         self.boot_id: str | None = None
         self.stop_event = threading.Event()
-        self._lines: list[dict[str, Any]] = []  # decided by the batch being played
         self._backlog: list[tuple[str, dict[str, Any]]] = []  # records not yet committed
         self._ledger_down = False
         self._ledger_error = ""
@@ -154,7 +153,7 @@ class Daemon:
             if record.body["type"] == "BTN" and record.body["fields"][:1] == ["SHOE"]:
                 shoes, start = shoes + 1, record.idx
             last = record.body
-        self.machine = CoupMachine(self.machine.profile, emit=self._collect)
+        self.machine = CoupMachine(self.machine.profile)
         self.receiver = Receiver()
         self._stale = False
         if last is None:
@@ -301,10 +300,9 @@ class Daemon:
                     self.frame = frame.seq
                     self._note(frame.message, verdict.kind)
                     records.append(("frame", frame_body(frame.seq, frame.message)))
-                    self.machine.handle(frame.message)
-                    records += [("result", {"line": line}) for line in self._lines]
-                    self._stage(self._lines)
-                    self._lines.clear()
+                    lines = self.machine.handle(frame.message)
+                    records += [("result", {"line": line}) for line in lines]
+                    self._stage(lines)
                 if verdict.ack is not None:
                     acks.append(verdict.ack)
             self._check_clock()
@@ -393,9 +391,6 @@ class Daemon:
         if lamp != self.lamp_sent:
             self.transport.write(encode(self.host_seq.next(), Lamp(lamp)))
             self.lamp_sent = lamp
-
-    def _collect(self, line: dict[str, Any]) -> None:
-        self._lines.append(line)
 
     def _stage(self, lines: list[dict[str, Any]]) -> None:
         """The view after one frame, shown only once the batch is committed (`flush`)."""

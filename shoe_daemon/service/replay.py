@@ -33,11 +33,12 @@ def replay_bytes(data: bytes, profile: str) -> ReplayOutcome:
     machine = CoupMachine(get_profile(profile))
     decoder = FrameDecoder()
     receiver = Receiver()
-    handle, receive = machine.handle, receiver.receive
+    lines: list[dict[str, Any]] = []
+    handle, receive, publish = machine.handle, receiver.receive, lines.extend
     for start in range(0, len(data), CHUNK):
         for frame in decoder.feed(data[start : start + CHUNK]):
             if receive(frame).accepted:
-                handle(frame.message)
+                publish(handle(frame.message))
     d, r = decoder.stats, receiver.stats
     stats = {
         "frames": d.frames,
@@ -51,7 +52,7 @@ def replay_bytes(data: bytes, profile: str) -> ReplayOutcome:
         "gaps": r.gaps,
         "resets": r.resets,
     }
-    return ReplayOutcome(lines=machine.events, stats=stats, final_state=machine.state)
+    return ReplayOutcome(lines=lines, stats=stats, final_state=machine.state)
 
 
 def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
