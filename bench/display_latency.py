@@ -37,6 +37,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from bench.latency import dealt, machine_name, report, start_table  # noqa: E402
 from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello  # noqa: E402
+from drivers.records import next_seq  # noqa: E402
 from hil.harness import display_url, stop  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -112,7 +113,7 @@ def run(profile: str, coups: int, gap: float, seed: int) -> tuple[list[float], l
                     seq = 0
                 os.write(master, encode(seq, message))
                 t = time.time()
-                seq = (seq + 1) % 65536
+                seq = next_seq(seq)
                 written += [t] * decide.count(i)
                 end = t + gap
                 while (left := end - time.time()) > 0:

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
+from drivers.records import next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
@@ -116,7 +117,7 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> li
                 if isinstance(message, Hello):
                     seq = 0
                 frame = encode(seq, message)
-                seq = (seq + 1) % 65536
+                seq = next_seq(seq)
                 if seconds_per_byte:  # the line carries the frame no faster than its baud
                     line_free = max(line_free, time.perf_counter()) + len(frame) * seconds_per_byte
                     while time.perf_counter() < line_free:

@@ -22,11 +22,12 @@ sys.path.insert(0, str(ROOT))
 
 from bench.latency import machine_name  # noqa: E402
 from drivers.framing import encode  # noqa: E402,F401
+from drivers.messages import SEQ_MODULUS  # noqa: E402
+from drivers.records import frame_body  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
 from shoe_daemon.audit.ledger import Ledger  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
-from shoe_daemon.service.daemon import frame_body  # noqa: E402
 
 
 def coups_as_records(coups: int) -> list[list[tuple[str, dict]]]:
@@ -36,7 +37,7 @@ def coups_as_records(coups: int) -> list[list[tuple[str, dict]]]:
     coup: list[list[tuple[str, dict]]] = []
     for seq, message in enumerate(deal_shoes("baden", coups // 60 + 2, seed=5).messages):
         lines = machine.handle(message)
-        frame = [("frame", frame_body(seq % 65536, message))]
+        frame = [("frame", frame_body(seq % SEQ_MODULUS, message))]
         frame += [("result", {"line": line}) for line in lines]
         coup.append(frame)
         if any(line["event"] == "coup.result" for line in lines):

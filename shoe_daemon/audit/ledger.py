@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from drivers.records import hello_boot_id, opens_shoe
+
 T = TypeVar("T")
 GENESIS = "0" * 64
 SCHEMA_VERSION = 1
@@ -190,10 +192,10 @@ class Ledger:
                     break
                 if record.kind == "result":
                     results += 1
-                elif record.body["type"] == "BTN" and record.body["fields"][:1] == ["SHOE"]:
+                elif opens_shoe(record.body):
                     shoes += 1
-                elif record.body["type"] == "HELLO":
-                    boot = record.body["fields"][4]
+                else:
+                    boot = hello_boot_id(record.body) or boot
             prev = self.db.execute("SELECT hash FROM records WHERE idx = ?",
                                    (first - 1,)).fetchone()[0]
             self.db.execute("DROP TRIGGER records_append_only_delete")

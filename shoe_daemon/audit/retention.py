@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drivers.records import opens_shoe
 from shoe_daemon.audit import export as audit
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.export import AuditError, VerifyFailed
@@ -57,8 +58,7 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
         shoe_start = None
         try:
             for record in reader.checked():
-                if (record.kind == "frame" and record.body["type"] == "BTN"
-                        and record.body["fields"][:1] == ["SHOE"]):
+                if record.kind == "frame" and opens_shoe(record.body):
                     shoe_start = record.idx
         except VerifyFailed as e:
             raise VerifyFailed(f"ledger {reader.path}: {e}; nothing pruned") from e

@@ -31,7 +31,8 @@ import structlog
 
 from drivers.delivery import RESET, Receiver
 from drivers.framing import FrameDecoder, SequenceNumbers, encode
-from drivers.messages import SHOE_TO_HOST, Ack, Button, Fault, Hello, Lamp, Message, parse
+from drivers.messages import Ack, Button, Fault, Hello, Lamp
+from drivers.records import frame_body, frame_message, hello_boot_id, next_seq, opens_shoe
 from drivers.transport import Transport, TransportLost
 from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
@@ -78,14 +79,6 @@ def code_sha256() -> str:
             digest.update(f"{package}/{path.relative_to(root)}\n".encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def frame_body(seq: int, message: Message) -> dict[str, Any]:
-    return {"seq": seq, "type": message.TYPE, "fields": list(message.fields())}
-
-
-def frame_message(body: dict[str, Any]) -> Message:
-    return parse(body["type"], body["fields"], SHOE_TO_HOST)
 
 
 class Daemon:
@@ -150,7 +143,7 @@ class Daemon:
         kept = self.ledger.start()
         shoes, start, last = kept.shoes, kept.first_idx, None
         for record in self.ledger.records(kinds=("frame",)):
-            if record.body["type"] == "BTN" and record.body["fields"][:1] == ["SHOE"]:
+            if opens_shoe(record.body):
                 shoes, start = shoes + 1, record.idx
             last = record.body
         self.machine = CoupMachine(self.machine.profile)
@@ -171,15 +164,14 @@ class Daemon:
         boot = self._last_boot_id() or kept.boot_id
         # The last frame was committed but perhaps never acknowledged (killed in between):
         # a resent copy is a duplicate and must be acknowledged, or the shoe resends it for ever.
-        self.receiver = Receiver(expected=(last["seq"] + 1) % 65536, boot_id=boot,
+        self.receiver = Receiver(expected=next_seq(last["seq"]), boot_id=boot,
                                  last_in_order=last["seq"])
         self.boot_id = boot
 
     def _last_boot_id(self) -> str | None:
         boot = None
         for record in self.ledger.records(kinds=("frame",)):
-            if record.body["type"] == "HELLO":
-                boot = record.body["fields"][4]
+            boot = hello_boot_id(record.body) or boot
         return boot
 
     def _complete_results(self) -> int:
