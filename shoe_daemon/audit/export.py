@@ -94,7 +94,7 @@ def _iso_now() -> str:
 # ---- the ledger, read-only ---------------------------------------------------------------
 
 
-class _LedgerReader(Ledger):
+class LedgerReader(Ledger):
     """The daemon's ledger opened read-only (`mode=ro`): `records()`, and `checked()`.
 
     `Ledger.__init__` would create a missing HMAC key and re-create the triggers; an audit
@@ -253,7 +253,7 @@ def export(state_dir: Path, out: Path, start_ns: int | None = None, end_ns: int 
         raise AuditError(str(e)) from e
     out = out.resolve()
     _empty_or_absent(out)
-    reader = _LedgerReader(state_dir)
+    reader = LedgerReader(state_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -554,7 +554,7 @@ def _verify_own_export(outdir: Path, known: dict[str, Path]) -> dict[str, Any]:
     return manifest
 
 
-def check_against(reader: _LedgerReader, manifest: dict[str, Any], name: str) -> bool:
+def check_against(reader: LedgerReader, manifest: dict[str, Any], name: str) -> bool:
     """Does the ledger still hold the last record this export signed? True if it does, False
     if that record lies in the pruned past; VerifyFailed if it was truncated or rewritten."""
     start = reader.start()
@@ -579,7 +579,7 @@ def check_against(reader: _LedgerReader, manifest: dict[str, Any], name: str) ->
 def verify_ledger(state_dir: Path, against: list[Path] | None = None) -> str:
     """Check the retained ledger (chain and seals) and, for each export given, that the ledger
     still holds what it signed (which catches a truncated tail)."""
-    reader = _LedgerReader(state_dir)
+    reader = LedgerReader(state_dir)
     before = 0
     try:
         reader.db.execute("BEGIN")

@@ -52,7 +52,7 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
     if keep_days < 1:
         raise AuditError(f"retention of {keep_days} days: the period must be at least 1 day")
     cutoff = (time.time_ns() if now_ns is None else now_ns) - keep_days * DAY_NS
-    reader = audit._LedgerReader(state_dir)
+    reader = audit.LedgerReader(state_dir)
     try:
         reader.db.execute("BEGIN")
         shoe_start = None
@@ -82,7 +82,7 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
     return Plan(first, max(cut, first), last, bound, used)
 
 
-def _coverage(state_dir: Path, reader: audit._LedgerReader, first: int) -> tuple[int, list[str]]:
+def _coverage(state_dir: Path, reader: audit.LedgerReader, first: int) -> tuple[int, list[str]]:
     """The last index such that kept, verified exports cover first..it without a hole."""
     known = keys.public_keys(state_dir)
     spans = []

@@ -43,11 +43,11 @@ STATES = [
     "on_hold",
 ]
 _IN_COUP = ("dealing", "punter_to_declare", "punter_drawing", "banker_to_play")
-_BETWEEN = ("no_shoe", "waiting_for_stakes", "decided")
+BETWEEN_COUPS = ("no_shoe", "waiting_for_stakes", "decided")  # a DEAL or SHOE may come
 
 TRANSITIONS = [
     {"trigger": "load_shoe", "source": "*", "dest": "waiting_for_stakes"},
-    {"trigger": "deal", "source": list(_BETWEEN), "dest": "dealing"},
+    {"trigger": "deal", "source": list(BETWEEN_COUPS), "dest": "dealing"},
     {"trigger": "ask_declaration", "source": "dealing", "dest": "punter_to_declare"},
     {
         "trigger": "punter_draws",
@@ -275,7 +275,7 @@ class CoupMachine:
 
     def _route(self, card: Card) -> None:
         """Place one card out of the shoe (counted already) according to the coup's state."""
-        if self.state in _BETWEEN:
+        if self.state in BETWEEN_COUPS:
             self._card_outside_coup(card)
             return
         coup = self.coup
@@ -591,7 +591,7 @@ class CoupMachine:
         if self.profile.game is Game.PUNTO_BANCO or side not in ("P", "B"):
             return
         coup = self.coup
-        if self.state in _BETWEEN or coup is None:
+        if self.state in BETWEEN_COUPS or coup is None:
             self._table_next.add(side)
             return
         if side == "P":

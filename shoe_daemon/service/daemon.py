@@ -37,7 +37,7 @@ from drivers.transport import Transport, TransportLost
 from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.display import TableDisplay
-from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.service.config import Config
 from shoe_daemon.service.notify import Notifier
@@ -132,7 +132,7 @@ class Daemon:
         republished = self._complete_results()
         self.log.info("ledger.restored", records=count, state=self.machine.state,
                       republished=republished, **self._where())
-        if self.machine.state not in ("no_shoe", "waiting_for_stakes", "decided"):
+        if self.machine.state not in BETWEEN_COUPS:
             self._backlog.append(("restore", {"state": self.machine.state, **self._where()}))
 
     def _rebuild(self) -> None:

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from drivers.delivery import Receiver
 from drivers.framing import FrameDecoder
-from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.houses import get_profile
 
 CHUNK = 65536
@@ -61,6 +61,6 @@ def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys
     for line in outcome.lines:
         out.write(json.dumps(line) + "\n")
     err.write(" ".join(f"{k}={v}" for k, v in outcome.stats.items()) + "\n")
-    if outcome.final_state not in ("decided", "waiting_for_stakes", "no_shoe"):
+    if outcome.final_state not in BETWEEN_COUPS:
         err.write(f"capture ended with a coup not decided (state {outcome.final_state})\n")
     return 0
