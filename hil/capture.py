@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drivers.framing import FrameDecoder, encode
-from drivers.messages import Hello, Message
+from drivers.messages import SEQ_MODULUS, Hello, Message
+from drivers.records import next_seq
 
-SEQ_MODULO = 65536
 WINDOW = 16  # the shoe keeps up to 16 unacknowledged frames
 MAX_FAULT_PROBABILITY = 0.9  # each fault must leave a frame a chance to get through
 
@@ -64,12 +64,12 @@ class Faults:
 def number(messages: Iterable[Message], start_seq: int = 0) -> list[tuple[int, Message]]:
     """The shoe's numbering: from `start_seq`, +1 a frame, wrapping; a later HELLO restarts at 0."""
     numbered: list[tuple[int, Message]] = []
-    seq = start_seq % SEQ_MODULO
+    seq = start_seq % SEQ_MODULUS
     for i, message in enumerate(messages):
         if i and isinstance(message, Hello):
             seq = 0
         numbered.append((seq, message))
-        seq = (seq + 1) % SEQ_MODULO
+        seq = next_seq(seq)
     return numbered
 
 
@@ -108,7 +108,7 @@ def _play_segment(frames: list[bytes], start: int, end: int, faults: Faults,
     front = start  # the first frame the receiver does not have yet
     while i < end:
         if p_noise and rng.random() < p_noise:
-            out += _noise(rng)
+            out += noise(rng)
         if i == front and p_drop and rng.random() < p_drop:
             # Lost on the line: this frame and perhaps the next few. Later frames of the
             # window may still arrive (gaps, dropped by the receiver) unless the lost frame is
@@ -119,7 +119,7 @@ def _play_segment(frames: list[bytes], start: int, end: int, faults: Faults,
                 out += frames[j]
             continue  # the timeout: go back to the lost frame
         if p_damage and rng.random() < p_damage:
-            out += _damage(frames[i], rng)
+            out += damage(frames[i], rng)
         out += frames[i]
         if i == front:
             front += 1
@@ -130,7 +130,8 @@ def _play_segment(frames: list[bytes], start: int, end: int, faults: Faults,
         i += 1
 
 
-def _noise(rng: random.Random) -> bytes:
+def noise(rng: random.Random) -> bytes:
+    """Bytes that can never make a frame (no `*`), sometimes a false start `$`."""
     n = rng.randint(1, 40)
     chunk = bytearray(rng.choice(_NOISE_ALPHABET) for _ in range(n))
     if rng.random() < 0.3:
@@ -140,8 +141,8 @@ def _noise(rng: random.Random) -> bytes:
     return bytes(chunk)
 
 
-def _damage(frame: bytes, rng: random.Random) -> bytes:
-    """The frame with one byte changed so that it can never pass for a valid frame."""
+def damage(frame: bytes, rng: random.Random) -> bytes:
+    """The frame with one byte changed so that the CRC (or the trailer) always rejects it."""
     star = frame.index(b"*")
     damaged = bytearray(frame)
     pos = rng.randrange(1, star + 5)  # a body byte or a CRC digit (not `$`, `*`, `\r\n`)
@@ -169,7 +170,7 @@ def in_order(data: bytes, start_seq: int = 0) -> list[Message]:
     A HELLO with a boot id not seen before resets the expected number to 0 (shoe-line-protocol
     "Delivery"); anything else is taken only if it carries the next expected number.
     """
-    expected = start_seq % SEQ_MODULO
+    expected = start_seq % SEQ_MODULUS
     boots: set[str] = set()
     taken: list[Message] = []
     for frame in FrameDecoder().feed(data):
@@ -180,5 +181,5 @@ def in_order(data: bytes, start_seq: int = 0) -> list[Message]:
         if frame.seq != expected:
             continue
         taken.append(message)
-        expected = (expected + 1) % SEQ_MODULO
+        expected = next_seq(expected)
     return taken

@@ -21,11 +21,13 @@ must make of them: `face_up`, `unreadable`, `wrong_order`, `extra_card`, `jam` (
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
-from hil.capture import _damage, _noise
+# The bytes of the noise and damage faults: made where captures are written, re-exported so
+# the shoe applies exactly the same faults to its live line (`line.noise`, `line.damage`).
+from hil.capture import damage as damage
+from hil.capture import noise as noise
 from hil.dealer import GameFaults
 
 MAX_LINE_PROBABILITY = 0.9
@@ -103,12 +105,3 @@ def parse_faults(specs: Iterable[str]) -> tuple[LineFaults, GameFaults]:
     game = GameFaults(**{k: v for k, v in values.items() if k in GAME})
     return line, game
 
-
-def noise(rng: random.Random) -> bytes:
-    """Bytes that can never make a frame (no `*`), sometimes a false start `$`."""
-    return _noise(rng)
-
-
-def damage(frame: bytes, rng: random.Random) -> bytes:
-    """The frame with one byte changed so that the CRC (or the trailer) always rejects it."""
-    return _damage(frame, rng)

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import functools
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.delivery import Receiver
-from drivers.framing import FrameDecoder
+from drivers.framing import FrameDecoder, encode
 from drivers.messages import Button, Card, Cut, Heartbeat, Hello
-from hil.capture import Faults, clean_capture, in_order, number, read_capture, save_capture
+from drivers.records import next_seq
+from hil.capture import (
+    Faults,
+    clean_capture,
+    damage,
+    in_order,
+    noise,
+    number,
+    read_capture,
+    save_capture,
+)
 from hil.capture import write_capture as write
 from hil.dealer import deal_shoes
 
@@ -26,7 +37,7 @@ def receive(data: bytes, start_seq: int = 0) -> list:
             expected = 0
         if frame.seq == expected:
             taken.append(frame.message)
-            expected = (expected + 1) % 65536
+            expected = next_seq(expected)
     return taken
 
 
@@ -121,3 +132,16 @@ def test_the_drivers_receiver_takes_the_same() -> None:
     taken = [f.message for f in FrameDecoder().feed(data) if receiver.receive(f).accepted]
     assert taken == messages
     assert receiver.stats.duplicates and receiver.stats.gaps
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), seq=st.integers(0, 65535), pick=st.integers(0, 10_000))
+def test_noise_and_damage_never_pass_for_a_frame(seed, seq, pick) -> None:
+    """The bytes the faults add are never taken: only the good frame after them is."""
+    messages = two_boots()
+    frame = encode(seq, messages[pick % len(messages)])
+    rng = random.Random(seed)
+    damaged = damage(frame, rng)
+    assert damaged != frame
+    taken = FrameDecoder().feed(noise(rng) + damaged + noise(rng) + frame)
+    assert [f.raw for f in taken] == [frame]

@@ -1,7 +1,7 @@
 """Every house profile held against its seed document, cell by cell.
 
 The expected tables below are transcribed straight from docs/seeds/ in each
-seed's own shape, independently of shoe_daemon/profiles.py: 000 and 004 as their printed
+seed's own shape, independently of shoe_daemon/game/houses/: 000 and 004 as their printed
 card lists, 001 as its "Banco Hand" rows, 002 as its stands / draws lists per punter's
 third card, 003 as its K / R / V grid. A cell no seed prints is expected with the decision
 recorded in docs/rules.md and a source starting "not printed in <seed>".

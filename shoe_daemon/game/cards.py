@@ -1,28 +1,30 @@
-"""Playing cards as the shoe names them, and their baccarat points.
+"""What baccarat makes of the shoe's cards: their points, a hand's total, a pack.
 
-A card code is rank then suit, exactly as on the wire (shoe-line-protocol.md, `CARD`):
-rank `A 2-9 T J Q K`, suit `C D H S`. `??` is the reader's "could not read".
-Points follow 000 Table I and 001 ("picture cards and tens count nothing, ace = 1");
-a hand's total drops the tens (000 Table I: "5 and 7 counts 2").
+The card codes are the protocol's (drivers.messages, shoe-line-protocol.md `CARD`): rank
+`A 2-9 T J Q K` then suit `C D H S`, and `??` for the reader's "could not read"; they are
+defined there once and only used here. Points follow 000 Table I and 001 ("picture cards
+and tens count nothing, ace = 1"); a hand's total drops the tens (000 Table I: "5 and 7
+counts 2").
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-RANKS = "A23456789TJQK"
-SUITS = "CDHS"
-UNREADABLE = "??"
-CARDS_PER_PACK = 52
+from drivers.messages import RANKS, READABLE_CARDS, SUITS, UNREADABLE
+
+__all__ = ["ALL_CODES", "CARDS_PER_PACK", "UNREADABLE", "is_card", "points", "suit", "total"]
 
 _POINTS = {rank: (0 if rank in "TJQK" else (1 if rank == "A" else int(rank))) for rank in RANKS}
 
+#: One pack's 52 codes, suit by suit (the order the simulated dealer builds a shoe in).
 ALL_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+CARDS_PER_PACK = len(ALL_CODES)
 
 
 def is_card(code: str) -> bool:
     """A readable card code (not `??`)."""
-    return len(code) == 2 and code[0] in _POINTS and code[1] in SUITS
+    return isinstance(code, str) and code in READABLE_CARDS
 
 
 def points(code: str) -> int:
@@ -36,4 +38,5 @@ def total(codes: Iterable[str]) -> int:
 
 
 def suit(code: str) -> str:
+    """The suit letter of a readable code (003's Swiss Nine asks for one suit, or clubs)."""
     return code[1]
