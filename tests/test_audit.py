@@ -542,6 +542,10 @@ def db_delete(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM records WHERE idx = 7")
 
 
+def db_delete_first(db: sqlite3.Connection) -> None:
+    db.execute("DELETE FROM records WHERE idx = 1")
+
+
 def db_insert(db: sqlite3.Connection) -> None:
     """Shift records 7.. up one and put a forged, properly chained record at 7."""
     last = db.execute("SELECT MAX(idx) FROM records").fetchone()[0]
@@ -583,6 +587,8 @@ def db_forge(db: sqlite3.Connection) -> None:
 DB_TAMPERING = {
     "modify": (db_modify, "record 7: its content does not match its hash"),
     "delete": (db_delete, "record 7: missing (found index 8 next)"),
+    "delete the first": (db_delete_first, "record 1: missing: the ledger starts at record 2 but "
+                                          "no ledger.pruned record says any were removed"),
     "insert": (db_insert, "record 7: its seal does not match"),
     "reorder": (db_reorder, "record 7: its prev does not match"),
     "forge without the key": (db_forge, "record 7: its seal does not match (rewritten without "
@@ -608,6 +614,11 @@ def test_tampered_ledger_fails_naming_the_first_bad_record(state: Path, tmp_path
     assert expected in err
     assert not out_dir.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    # ... and the daemon's own check at start says the same
+    book = Ledger(state)
+    with pytest.raises(ledger.LedgerCorrupt, match=re.escape(expected)):
+        book.verify()
+    book.close()
 
 
 def test_edited_database_file(state: Path, capsys) -> None:
@@ -626,6 +637,10 @@ def test_unreadable_record_is_named(state: Path, capsys) -> None:
     db.close()
     code, _, err = run(capsys, "verify", "--state-dir", state)
     assert code == 1 and "record 9: unreadable" in err
+    book = Ledger(state)
+    with pytest.raises(ledger.LedgerCorrupt, match="record 9: unreadable"):
+        book.verify()
+    book.close()
 
 
 def test_intact_ledger_verifies(state: Path, capsys) -> None:

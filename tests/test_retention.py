@@ -202,6 +202,25 @@ def test_a_record_put_before_the_start_is_caught(pruned: Path) -> None:
     db.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?)", (2, *row[1:]))
     with pytest.raises(VerifyFailed, match=r"record 2: before record \d+, where"):
         audit.verify_ledger(pruned)
+    book = Ledger(pruned)
+    with pytest.raises(LedgerCorrupt, match=r"record 2: before record \d+, where .* \(inserted\)"):
+        book.verify()
+    book.close()
+
+
+def test_an_unreadable_pruned_record_is_named(pruned: Path) -> None:
+    idx = [r.idx for r in all_records(pruned) if r.kind == PRUNED][-1]
+    db = sqlite3.connect(pruned / "ledger.sqlite3", isolation_level=None)
+    db.execute("DROP TRIGGER records_append_only_update")
+    db.execute("UPDATE records SET body = '{}' WHERE idx = ?", (idx,))
+    db.close()
+    said = f"record {idx}: unreadable .*the latest {PRUNED} record"
+    with pytest.raises(VerifyFailed, match=said):
+        audit.verify_ledger(pruned)
+    book = Ledger(pruned)
+    with pytest.raises(LedgerCorrupt, match=said):
+        book.verify()
+    book.close()
 
 
 def test_a_pruned_ledger_exports_and_the_export_verifies(pruned: Path, tmp_path: Path) -> None:

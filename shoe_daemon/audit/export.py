@@ -36,11 +36,13 @@ from typing import Any
 from shoe_daemon import __version__
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.ledger import (
-    PRUNED,
+    Chain,
     Ledger,
+    LedgerCorrupt,
+    LedgerError,
     Record,
+    Start,
     canonical,
-    check_record,
 )
 
 FORMAT = "shoe-daemon-audit-export/1"
@@ -120,32 +122,11 @@ class LedgerReader(Ledger):
             raise AuditError(f"{self.path}: {e}") from e
 
     def checked(self, last: int | None = None) -> Iterator[Record]:
-        """The retained records up to `last` (all if None), each checked (index, chain, seal)
-        before it is yielded; VerifyFailed names the first bad one. The chain starts at
-        record 1, or where the latest `ledger.pruned` record says (shoe_daemon.audit.retention)."""
+        """`Ledger.checked`, its failures as VerifyFailed (an audit's "not intact", exit 1)."""
         try:
-            start = self.start()
-        except (sqlite3.Error, ValueError, KeyError, TypeError) as e:
-            raise VerifyFailed(f"the latest {PRUNED} record: unreadable ({e})") from e
-        expected, prev = start.first_idx, start.first_prev
-        rows = self.records()
-        while last is None or expected <= last:
-            try:
-                record = next(rows)
-            except StopIteration:
-                break
-            except (sqlite3.Error, ValueError, TypeError) as e:
-                raise VerifyFailed(f"record {expected}: unreadable ({e})") from e
-            if record.idx < start.first_idx:
-                raise VerifyFailed(f"record {record.idx}: before record {start.first_idx}, where "
-                                   f"the retained ledger starts (inserted)")
-            if record.idx != expected:
-                raise VerifyFailed(f"record {expected}: missing (found index {record.idx} next)")
-            why = check_record(record, prev, self.key)
-            if why:
-                raise VerifyFailed(f"record {record.idx}: {why}")
-            yield record
-            prev, expected = record.hash, expected + 1
+            yield from super().checked(last)
+        except LedgerError as e:
+            raise VerifyFailed(str(e)) from e
 
     def last_index(self) -> int:
         return self.db.execute("SELECT COALESCE(MAX(idx), 0) FROM records").fetchone()[0]
@@ -387,7 +368,7 @@ class _EventsCheck:
 
     def __init__(self, manifest: dict[str, Any]):
         self.first, self.last = manifest["records"]["first"], manifest["records"]["last"]
-        self.prev: str = manifest["chain"]["prev"]
+        self.chain = Chain(Start(self.first, manifest["chain"]["prev"]), None)
         self.count = 0
         self.counts: Counter[str] = Counter()
         self.coups = CoupsTable()
@@ -430,14 +411,13 @@ class _EventsCheck:
             raise VerifyFailed(f"record {idx} ({where}): not in the canonical encoding (edited)")
         try:
             record = Record(**obj)
-            why = check_record(record, self.prev, None)
+            self.chain.follow(record)
         except (TypeError, AttributeError, ValueError) as e:
             raise VerifyFailed(f"record {idx} ({where}): malformed ({e})") from e
-        if why:
-            raise VerifyFailed(f"record {idx} ({where}): {why}")
+        except LedgerCorrupt as e:
+            raise VerifyFailed(f"record {e.index} ({where}): {e.why}") from e
         self.counts[record.kind] += 1
         self.coups.feed(record)
-        self.prev = record.hash
 
 
 def _first_difference(expected: bytes, found: bytes) -> tuple[int, str, str]:
@@ -506,7 +486,7 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
 
     events = _EventsCheck(manifest).read(outdir / EVENTS)
     last = manifest["records"]["last"]
-    if events.prev != manifest["chain"]["last"]:
+    if events.chain.prev != manifest["chain"]["last"]:
         raise VerifyFailed(f"record {last} ({EVENTS} line {events.count}): its hash is not the "
                            "manifest's last hash")
     if dict(events.counts) != manifest["counts"]:
@@ -530,7 +510,7 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
     first = manifest["records"]["first"]
     return (f"export intact: records {first}..{last} ({events.count}), "
             f"{len(events.coups.rows)} coups, table {manifest.get('table')}, chain "
-            f"{manifest['chain']['prev'][:12]}..{events.prev[:12]}, signed by key id "
+            f"{manifest['chain']['prev'][:12]}..{events.chain.prev[:12]}, signed by key id "
             f"{kid} ({source})")
 
 
