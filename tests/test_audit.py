@@ -22,8 +22,10 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from shoe_daemon.audit import export as audit
-from shoe_daemon.audit import keys, ledger
+from shoe_daemon.audit import cli as audit_cli
+from shoe_daemon.audit import keys, layout, ledger
+from shoe_daemon.audit.coups import CoupsTable
+from shoe_daemon.audit.export import export as write_export
 from shoe_daemon.audit.ledger import Ledger, Record, canonical, chain_hash
 from shoe_daemon.game import results
 
@@ -31,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "audit.md"
 T0 = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
 MIN = 60 * 1_000_000_000
-T0_NS = audit.parse_time("2026-03-01T06:00:00Z")
+T0_NS = audit_cli.parse_time("2026-03-01T06:00:00Z")
 OPENSSL = shutil.which("openssl")
 
 
@@ -146,13 +148,13 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def export(state: Path, tmp_path: Path) -> Path:
     out = tmp_path / "export"
-    audit.export(state, out)
+    write_export(state, out)
     return out
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
     """`shoe-daemon audit ARGV...` as cli.py runs it (add_audit_parser + run_audit)."""
-    code = audit.main(["audit", *map(str, argv)])
+    code = audit_cli.main(["audit", *map(str, argv)])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -175,7 +177,7 @@ def test_ledger_fixture_is_what_the_expectations_assume(state: Path) -> None:
 
 
 def test_intact_export_verifies(export: Path, state: Path, capsys) -> None:
-    assert sorted(p.name for p in export.iterdir()) == sorted(audit.EXPORT_FILES)
+    assert sorted(p.name for p in export.iterdir()) == sorted(layout.EXPORT_FILES)
     current = keys.load_current(state)
     code, out, err = run(capsys, "verify", export)
     assert (code, err) == (0, "")
@@ -216,10 +218,10 @@ def test_export_is_deterministic_and_leaves_the_ledger_untouched(state: Path, tm
                                                                  capsys) -> None:
     db = state / "ledger.sqlite3"
     before = db.read_bytes()
-    audit.export(state, tmp_path / "a", created="2026-03-02T00:00:00Z")
-    audit.export(state, tmp_path / "b", created="2026-03-02T00:00:00Z")
+    write_export(state, tmp_path / "a", created="2026-03-02T00:00:00Z")
+    write_export(state, tmp_path / "b", created="2026-03-02T00:00:00Z")
     assert run(capsys, "verify", "--state-dir", state)[0] == 0
-    for name in audit.EXPORT_FILES:
+    for name in layout.EXPORT_FILES:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert db.read_bytes() == before
 
@@ -250,18 +252,18 @@ def test_time_range_export_verifies(state: Path, tmp_path: Path, capsys) -> None
 
 
 def test_consecutive_exports_join_up(state: Path, tmp_path: Path) -> None:
-    a = audit.export(state, tmp_path / "a", end_ns=T0_NS + 60 * MIN)
-    b = audit.export(state, tmp_path / "b", start_ns=T0_NS + 60 * MIN)
+    a = write_export(state, tmp_path / "a", end_ns=T0_NS + 60 * MIN)
+    b = write_export(state, tmp_path / "b", start_ns=T0_NS + 60 * MIN)
     assert b["records"]["first"] == a["records"]["last"] + 1
     assert b["chain"]["prev"] == a["chain"]["last"]
 
 
 def test_time_parsing() -> None:
-    assert audit.parse_time("2026-03-01T06:00:00") == T0_NS
-    assert audit.parse_time("2026-03-01T07:00:00+01:00") == T0_NS
-    assert audit.parse_time("2026-03-01T06:00:00.5Z") == T0_NS + 500_000_000
-    assert audit.parse_time("2026-03-01") == T0_NS - 6 * 60 * MIN
-    assert audit.iso(T0_NS + 7) == "2026-03-01T06:00:00.000000007Z"
+    assert audit_cli.parse_time("2026-03-01T06:00:00") == T0_NS
+    assert audit_cli.parse_time("2026-03-01T07:00:00+01:00") == T0_NS
+    assert audit_cli.parse_time("2026-03-01T06:00:00.5Z") == T0_NS + 500_000_000
+    assert audit_cli.parse_time("2026-03-01") == T0_NS - 6 * 60 * MIN
+    assert layout.iso(T0_NS + 7) == "2026-03-01T06:00:00.000000007Z"
 
 
 # ---- the standard tools of docs/audit.md ---------------------------------------------------------
@@ -328,10 +330,10 @@ def resign(export: Path, private: Ed25519PrivateKey) -> None:
     records = records_in(export)
     for name in ("events.jsonl", "coups.csv"):
         manifest["files"][name] = hashlib.sha256((export / name).read_bytes()).hexdigest()
-    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in audit.DATA_FILES]
+    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in layout.DATA_FILES]
     manifest["chain"]["last"] = records[-1]["hash"]
     manifest["key_id"] = keys.key_id(private.public_key())
-    data = audit._manifest_bytes(manifest)
+    data = layout.manifest_bytes(manifest)
     (export / "manifest.json").write_bytes(data)
     (export / "manifest.sig").write_bytes(private.sign(data))
     (export / "table.pub.pem").write_bytes(keys.public_pem(private.public_key()))
@@ -427,7 +429,7 @@ def test_events_forged_and_resigned_with_another_key(export: Path, state: Path, 
         rechained.append(canonical({**record.as_dict(), "prev": prev, "hash": digest}) + "\n")
         prev = digest
     (export / "events.jsonl").write_text("".join(lines[:4] + rechained))
-    coups = audit.CoupsTable()
+    coups = CoupsTable()
     for line in lines_of(export / "events.jsonl"):
         coups.feed(Record(**json.loads(line)))
     (export / "coups.csv").write_text(coups.text())
@@ -481,7 +483,7 @@ def test_replaced_signature(export: Path, capsys) -> None:
     assert run(capsys, "verify", export)[0] == 1
 
 
-@pytest.mark.parametrize("name", audit.EXPORT_FILES)
+@pytest.mark.parametrize("name", layout.EXPORT_FILES)
 def test_missing_file(export: Path, name: str, capsys) -> None:
     (export / name).unlink()
     code, _, err = run(capsys, "verify", export)
@@ -542,6 +544,10 @@ def db_delete(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM records WHERE idx = 7")
 
 
+def db_delete_first(db: sqlite3.Connection) -> None:
+    db.execute("DELETE FROM records WHERE idx = 1")
+
+
 def db_insert(db: sqlite3.Connection) -> None:
     """Shift records 7.. up one and put a forged, properly chained record at 7."""
     last = db.execute("SELECT MAX(idx) FROM records").fetchone()[0]
@@ -583,6 +589,8 @@ def db_forge(db: sqlite3.Connection) -> None:
 DB_TAMPERING = {
     "modify": (db_modify, "record 7: its content does not match its hash"),
     "delete": (db_delete, "record 7: missing (found index 8 next)"),
+    "delete the first": (db_delete_first, "record 1: missing: the ledger starts at record 2 but "
+                                          "no ledger.pruned record says any were removed"),
     "insert": (db_insert, "record 7: its seal does not match"),
     "reorder": (db_reorder, "record 7: its prev does not match"),
     "forge without the key": (db_forge, "record 7: its seal does not match (rewritten without "
@@ -608,6 +616,11 @@ def test_tampered_ledger_fails_naming_the_first_bad_record(state: Path, tmp_path
     assert expected in err
     assert not out_dir.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    # ... and the daemon's own check at start says the same
+    book = Ledger(state)
+    with pytest.raises(ledger.LedgerCorrupt, match=re.escape(expected)):
+        book.verify()
+    book.close()
 
 
 def test_edited_database_file(state: Path, capsys) -> None:
@@ -626,6 +639,10 @@ def test_unreadable_record_is_named(state: Path, capsys) -> None:
     db.close()
     code, _, err = run(capsys, "verify", "--state-dir", state)
     assert code == 1 and "record 9: unreadable" in err
+    book = Ledger(state)
+    with pytest.raises(ledger.LedgerCorrupt, match="record 9: unreadable"):
+        book.verify()
+    book.close()
 
 
 def test_intact_ledger_verifies(state: Path, capsys) -> None:
@@ -775,7 +792,7 @@ def test_public_key_output_is_a_pem_file_and_the_key_id_is_openssls(tmp_path: Pa
 def test_rotation_keeps_old_exports_verifiable(state: Path, tmp_path: Path, capsys) -> None:
     old = keys.load_current(state)
     before = tmp_path / "before"
-    audit.export(state, before)
+    write_export(state, before)
     new = keys.rotate(state, now=datetime(2026, 4, 1, tzinfo=UTC))
     assert new.key_id != old.key_id and keys.load_current(state).key_id == new.key_id
     after = tmp_path / "after"
@@ -804,7 +821,7 @@ def test_rotation_keeps_old_exports_verifiable(state: Path, tmp_path: Path, caps
 
 
 def test_module_runs_as_a_program(export: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "shoe_daemon.audit.export", "audit", "verify",
+    done = subprocess.run([sys.executable, "-m", "shoe_daemon.audit.cli", "audit", "verify",
                            str(export)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("export intact: records 1..36")
 

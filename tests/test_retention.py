@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from hil.harness import start_daemon, start_shoe, stop
-from shoe_daemon.audit import export as audit
-from shoe_daemon.audit import keys, ledger, retention
-from shoe_daemon.audit.export import AuditError, VerifyFailed
+from shoe_daemon.audit import cli as audit_cli
+from shoe_daemon.audit import keys, layout, ledger, retention, verify
+from shoe_daemon.audit.export import export as write_export
 from shoe_daemon.audit.ledger import PRUNED, Ledger, LedgerCorrupt
+from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from tests.test_audit import T0, T0_NS, Clock, _coup, _frame, _result, _start, all_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +79,7 @@ def test_nothing_goes_without_an_export(state: Path) -> None:
 
 def test_exported_shoes_past_the_period_go_and_the_rest_verifies(state: Path, starts: list[int],
                                                                  tmp_path: Path) -> None:
-    audit.export(state, tmp_path / "x")
+    write_export(state, tmp_path / "x")
     total = len(all_records(state))
     chosen, removed = retention.prune(state, 1, later(30))
     last_shoe = starts[-1]
@@ -92,11 +93,11 @@ def test_exported_shoes_past_the_period_go_and_the_rest_verifies(state: Path, st
     book = Ledger(state)
     assert book.verify() == total + 2 - last_shoe
     book.close()
-    assert "ledger intact: records" in audit.verify_ledger(state)
+    assert "ledger intact: records" in verify.verify_ledger(state)
 
 
 def test_the_period_holds_young_records(state: Path, starts: list[int], tmp_path: Path) -> None:
-    audit.export(state, tmp_path / "x")
+    write_export(state, tmp_path / "x")
     # at T0 + 3.5 days with 2 days kept, only days 0 and 1 are old enough; day 2 opens
     # with daemon.start and HELLO, two records before its BTN,SHOE
     chosen, removed = retention.prune(state, 2, later(3.5))
@@ -106,13 +107,13 @@ def test_the_period_holds_young_records(state: Path, starts: list[int], tmp_path
 
 def test_a_hole_between_exports_stops_the_cut(state: Path, starts: list[int],
                                               tmp_path: Path) -> None:
-    audit.export(state, tmp_path / "day0", end_ns=later(1))  # records of day 0 only
-    audit.export(state, tmp_path / "day2", start_ns=later(2))  # day 2 on: day 1 missing
+    write_export(state, tmp_path / "day0", end_ns=later(1))  # records of day 0 only
+    write_export(state, tmp_path / "day2", start_ns=later(2))  # day 2 on: day 1 missing
     chosen, removed = retention.prune(state, 1, later(30))
     day1 = starts[1] - 2  # daemon.start, HELLO, then BTN,SHOE
     assert chosen.cut == day1 and removed == day1 - 1
     assert f"records after {day1 - 1} are in no kept export" == chosen.bound
-    audit.export(state, tmp_path / "day1", start_ns=later(1), end_ns=later(2))
+    write_export(state, tmp_path / "day1", start_ns=later(1), end_ns=later(2))
     chosen, removed = retention.prune(state, 1, later(30))  # the hole is filled now
     assert chosen.first == day1 and chosen.cut == starts[3]
     assert [e[:25] for e in chosen.exports] == [  # day 0's lies wholly in the pruned past
@@ -120,18 +121,18 @@ def test_a_hole_between_exports_stops_the_cut(state: Path, starts: list[int],
 
 
 def test_small_batches_each_leave_their_record(state: Path, tmp_path: Path) -> None:
-    audit.export(state, tmp_path / "x")
+    write_export(state, tmp_path / "x")
     _, removed = retention.prune(state, 1, later(30), batch=5)
     pruned = [r for r in all_records(state) if r.kind == PRUNED]
     assert len(pruned) == -(-removed // 5)
     assert pruned[-1].body["carry"]["results"] == 6
-    assert "ledger intact" in audit.verify_ledger(state)
+    assert "ledger intact" in verify.verify_ledger(state)
 
 
 def test_a_changed_kept_manifest_stops_pruning(state: Path, tmp_path: Path) -> None:
-    audit.export(state, tmp_path / "x")
-    (kept,) = audit.recorded_exports(state)
-    manifest = kept / audit.MANIFEST
+    write_export(state, tmp_path / "x")
+    (kept,) = layout.recorded_exports(state)
+    manifest = kept / layout.MANIFEST
     manifest.write_text(manifest.read_text().replace('"coups": 8', '"coups": 9', 1))
     with pytest.raises(VerifyFailed, match="signature does not verify"):
         retention.prune(state, 1, later(30))
@@ -145,8 +146,8 @@ def test_an_export_of_another_ledger_stops_pruning(state: Path, tmp_path: Path,
     Ledger(other).append("note", {"x": 1})  # same indices, different records
     for name in ("keys",):
         (other / name).symlink_to(state / name)
-    audit.export(other, tmp_path / "x")
-    (kept,) = audit.recorded_exports(other)
+    write_export(other, tmp_path / "x")
+    (kept,) = layout.recorded_exports(other)
     (state / "audit" / "exports").mkdir(parents=True)
     kept.rename(state / "audit" / "exports" / kept.name)
     with pytest.raises(VerifyFailed, match="not the record the export"):
@@ -163,7 +164,7 @@ def test_a_period_under_a_day_is_refused(state: Path) -> None:
 
 @pytest.fixture
 def pruned(state: Path, tmp_path: Path) -> Path:
-    audit.export(state, tmp_path / "before")
+    write_export(state, tmp_path / "before")
     retention.prune(state, 1, later(30))
     return state
 
@@ -178,11 +179,11 @@ def test_removing_more_of_the_start_is_caught(pruned: Path, capsys) -> None:
     first = all_records(pruned)[0].idx
     attacker(pruned).execute("DELETE FROM records WHERE idx = ?", (first,))
     with pytest.raises(VerifyFailed, match=f"record {first}: missing"):
-        audit.verify_ledger(pruned)
+        verify.verify_ledger(pruned)
     book = Ledger(pruned)
     with pytest.raises(LedgerCorrupt, match=f"record {first}: missing"):
         book.verify()  # the daemon's own check at start
-    code = audit.main(["audit", "verify", "--state-dir", str(pruned)])
+    code = audit_cli.main(["audit", "verify", "--state-dir", str(pruned)])
     assert code == 1 and f"record {first}: missing" in capsys.readouterr().err
 
 
@@ -191,7 +192,7 @@ def test_removing_the_pruned_record_is_caught(pruned: Path) -> None:
     idx = [r.idx for r in all_records(pruned) if r.kind == PRUNED][-1]
     attacker(pruned).execute("DELETE FROM records WHERE idx = ?", (idx,))
     with pytest.raises(VerifyFailed, match="missing"):
-        audit.verify_ledger(pruned)
+        verify.verify_ledger(pruned)
 
 
 def test_a_record_put_before_the_start_is_caught(pruned: Path) -> None:
@@ -201,30 +202,49 @@ def test_a_record_put_before_the_start_is_caught(pruned: Path) -> None:
     db.execute("DROP TRIGGER records_gap_free")
     db.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?)", (2, *row[1:]))
     with pytest.raises(VerifyFailed, match=r"record 2: before record \d+, where"):
-        audit.verify_ledger(pruned)
+        verify.verify_ledger(pruned)
+    book = Ledger(pruned)
+    with pytest.raises(LedgerCorrupt, match=r"record 2: before record \d+, where .* \(inserted\)"):
+        book.verify()
+    book.close()
+
+
+def test_an_unreadable_pruned_record_is_named(pruned: Path) -> None:
+    idx = [r.idx for r in all_records(pruned) if r.kind == PRUNED][-1]
+    db = sqlite3.connect(pruned / "ledger.sqlite3", isolation_level=None)
+    db.execute("DROP TRIGGER records_append_only_update")
+    db.execute("UPDATE records SET body = '{}' WHERE idx = ?", (idx,))
+    db.close()
+    said = f"record {idx}: unreadable .*the latest {PRUNED} record"
+    with pytest.raises(VerifyFailed, match=said):
+        verify.verify_ledger(pruned)
+    book = Ledger(pruned)
+    with pytest.raises(LedgerCorrupt, match=said):
+        book.verify()
+    book.close()
 
 
 def test_a_pruned_ledger_exports_and_the_export_verifies(pruned: Path, tmp_path: Path) -> None:
-    manifest = audit.export(pruned, tmp_path / "after")
+    manifest = write_export(pruned, tmp_path / "after")
     first = all_records(pruned)[0].idx
     assert manifest["records"]["first"] == first and manifest["ledger"]["first"] == first
-    assert audit.verify_export(tmp_path / "after").startswith("export intact")
-    said = audit.verify_ledger(pruned, [tmp_path / "before", tmp_path / "after"])
+    assert verify.verify_export(tmp_path / "after").startswith("export intact")
+    said = verify.verify_ledger(pruned, [tmp_path / "before", tmp_path / "after"])
     assert "consistent with 2 export(s)" in said
 
 
 def test_an_old_export_wholly_pruned_is_said_not_comparable(state: Path, tmp_path: Path) -> None:
-    audit.export(state, tmp_path / "day0", end_ns=later(1))
-    audit.export(state, tmp_path / "rest", start_ns=later(1))
+    write_export(state, tmp_path / "day0", end_ns=later(1))
+    write_export(state, tmp_path / "rest", start_ns=later(1))
     retention.prune(state, 1, later(30))
-    said = audit.verify_ledger(state, [tmp_path / "day0"])
+    said = verify.verify_ledger(state, [tmp_path / "day0"])
     assert "1 of them before the retained records, not comparable" in said
 
 
 def test_the_daemon_s_ledger_appends_after_a_prune_from_another_process(
         state: Path, tmp_path: Path) -> None:
     book = Ledger(state)  # the daemon's connection, its tail read before the prune
-    audit.export(state, tmp_path / "x")
+    write_export(state, tmp_path / "x")
     retention.prune(state, 1, later(30))
     record = book.append("transport", {"event": "connected"})
     assert record.prev == all_records(state)[-2].hash  # chained after the pruned record
@@ -288,7 +308,7 @@ def test_pruning_under_a_live_table_then_a_restart_loses_and_repeats_nothing(
             assert time.monotonic() < deadline and shoe.poll() is None
             time.sleep(0.05)
         keys.keygen(state)
-        audit.export(state, tmp_path / "x")
+        write_export(state, tmp_path / "x")
         _, removed = retention.prune(state, 1, time.time_ns() + 10 * DAY)  # daemon running
         assert removed > 0
         rc = stop(daemon)

@@ -107,17 +107,6 @@ def seal(key: bytes, digest: str) -> str:
     return hmac.new(key, digest.encode(), hashlib.sha256).hexdigest()
 
 
-def check_record(record: Record, prev: str, key: bytes | None) -> str | None:
-    """Why this record does not follow `prev` (None if it does)."""
-    if record.prev != prev:
-        return "its prev does not match the previous record's hash (deleted, inserted or reordered)"
-    if chain_hash(prev, record.content()) != record.hash:
-        return "its content does not match its hash (modified)"
-    if key is not None and not hmac.compare_digest(seal(key, record.hash), record.mac):
-        return "its seal does not match (rewritten without the ledger key)"
-    return None
-
-
 def load_key(path: Path) -> bytes:
     """The HMAC key, made on first use, readable by the daemon's user alone (0600)."""
     try:
@@ -263,35 +252,72 @@ class Ledger:
                               "ORDER BY idx DESC LIMIT 1", (PRUNED,)).fetchone()
         if row is None:
             return Start()
-        body = json.loads(row[1])
-        carry = body.get("carry", {})
-        return Start(body["first_idx"], body["first_prev"], row[0], carry.get("shoes", 0),
-                     carry.get("results", 0), carry.get("boot_id"))
+        try:
+            body = json.loads(row[1])
+            carry = body.get("carry", {})
+            return Start(body["first_idx"], body["first_prev"], row[0], carry.get("shoes", 0),
+                         carry.get("results", 0), carry.get("boot_id"))
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise LedgerCorrupt(row[0], f"unreadable ({e}): the latest {PRUNED} record, which "
+                                "says where the retained chain starts") from e
+
+    def checked(self, last: int | None = None) -> Iterator[Record]:
+        """The retained records up to `last` (all if None), each checked by `Chain` before it
+        is yielded; LedgerCorrupt names the first bad one. The daemon's check at start, and
+        every audit that reads the ledger, walk the ledger here."""
+        try:
+            chain = Chain(self.start(), self.key)
+        except sqlite3.Error as e:
+            raise LedgerError(f"{self.path}: cannot read the ledger ({e})") from e
+        rows = self.records()
+        while last is None or chain.expected <= last:
+            try:
+                record = next(rows)
+            except StopIteration:
+                return
+            except (sqlite3.Error, ValueError, TypeError) as e:
+                raise LedgerCorrupt(chain.expected, f"unreadable ({e})") from e
+            chain.follow(record)
+            yield record
 
     def verify(self) -> int:
         """Check the retained chain and every seal; the number of records, or LedgerCorrupt."""
-        start = self.start()
-        first = self.db.execute("SELECT MIN(idx) FROM records").fetchone()[0]
-        if first is not None and first != start.first_idx:
-            raise LedgerCorrupt(start.first_idx, _start_mismatch(first, start))
-        return verify_records(self.records(), self.key, start.first_prev, start.first_idx)
+        return sum(1 for _ in self.checked())
 
 
-def _start_mismatch(first: int, start: Start) -> str:
-    said = (f"the ledger.pruned record {start.pruned_at} says it starts at {start.first_idx}"
-            if start.pruned_at else "no ledger.pruned record says any were removed")
-    return f"missing: the ledger starts at record {first} but {said} (deleted)"
+class Chain:
+    """The one check of a chain of records: each record's index is the next, its `prev` the
+    hash before it, its `hash` over that and its content, its `mac` the seal of its hash
+    (when the key is known). The ledger's walk and the export's events.jsonl both use it."""
 
+    def __init__(self, start: Start, key: bytes | None):
+        self.start = start
+        self.key = key
+        self.expected = start.first_idx
+        self.prev = start.first_prev
 
-def verify_records(records: Iterable[Record], key: bytes | None, prev: str = GENESIS,
-                   first: int = 1) -> int:
-    expected = first
-    count = 0
-    for record in records:
-        if record.idx != expected:
-            raise LedgerCorrupt(expected, f"missing (found index {record.idx} next)")
-        why = check_record(record, prev, key)
-        if why:
-            raise LedgerCorrupt(record.idx, why)
-        prev, expected, count = record.hash, expected + 1, count + 1
-    return count
+    def follow(self, record: Record) -> None:
+        """Accept `record` as the next link, or raise LedgerCorrupt saying why not."""
+        if record.idx < self.start.first_idx:
+            raise LedgerCorrupt(record.idx, f"before record {self.start.first_idx}, where the "
+                                            "retained ledger starts (inserted)")
+        if record.idx != self.expected:
+            raise LedgerCorrupt(self.expected, self._missing(record.idx))
+        if record.prev != self.prev:
+            raise LedgerCorrupt(record.idx, "its prev does not match the previous record's "
+                                            "hash (deleted, inserted or reordered)")
+        if chain_hash(self.prev, record.content()) != record.hash:
+            raise LedgerCorrupt(record.idx, "its content does not match its hash (modified)")
+        if self.key is not None and not hmac.compare_digest(seal(self.key, record.hash),
+                                                            record.mac):
+            raise LedgerCorrupt(record.idx, "its seal does not match (rewritten without the "
+                                            "ledger key)")
+        self.prev, self.expected = record.hash, self.expected + 1
+
+    def _missing(self, found: int) -> str:
+        if self.expected != self.start.first_idx:
+            return f"missing (found index {found} next)"
+        said = (f"the {PRUNED} record {self.start.pruned_at} says it starts at "
+                f"{self.start.first_idx}" if self.start.pruned_at
+                else f"no {PRUNED} record says any were removed")
+        return f"missing: the ledger starts at record {found} but {said} (deleted)"

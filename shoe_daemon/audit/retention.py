@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drivers.records import opens_shoe
-from shoe_daemon.audit import export as audit
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.export import AuditError, VerifyFailed
+from shoe_daemon.audit.layout import MANIFEST, SIGNATURE, check_manifest, iso, recorded_exports
 from shoe_daemon.audit.ledger import Ledger, LedgerError
+from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
+from shoe_daemon.audit.verify import check_against
 
 DAY_NS = 86_400 * 10**9
 BATCH = 20_000  # records per transaction: the daemon's commits wait at most this long
@@ -52,7 +53,7 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
     if keep_days < 1:
         raise AuditError(f"retention of {keep_days} days: the period must be at least 1 day")
     cutoff = (time.time_ns() if now_ns is None else now_ns) - keep_days * DAY_NS
-    reader = audit.LedgerReader(state_dir)
+    reader = LedgerReader(state_dir)
     try:
         reader.db.execute("BEGIN")
         shoe_start = None
@@ -73,7 +74,7 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
         (covered + 1, f"records after {covered} are in no kept export"
          if covered >= first else "no kept export covers the oldest records"),
         (young if young is not None else last + 1,
-         f"records from {audit.iso(cutoff)} on are within the {keep_days}-day period"),
+         f"records from {iso(cutoff)} on are within the {keep_days}-day period"),
         (shoe_start if shoe_start is not None else last + 1,
          f"the shoe in play (or last dealt) starts at record {shoe_start}"),
         (last, "the newest record is always kept"),
@@ -82,13 +83,13 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
     return Plan(first, max(cut, first), last, bound, used)
 
 
-def _coverage(state_dir: Path, reader: audit.LedgerReader, first: int) -> tuple[int, list[str]]:
+def _coverage(state_dir: Path, reader: LedgerReader, first: int) -> tuple[int, list[str]]:
     """The last index such that kept, verified exports cover first..it without a hole."""
     known = keys.public_keys(state_dir)
     spans = []
-    for kept in audit.recorded_exports(state_dir):
+    for kept in recorded_exports(state_dir):
         manifest = _kept_manifest(kept, known)
-        if audit.check_against(reader, manifest, str(kept)):
+        if check_against(reader, manifest, str(kept)):
             r = manifest["records"]
             spans.append((r["first"], r["last"], kept.name))
     covered, used = first - 1, []
@@ -102,8 +103,8 @@ def _coverage(state_dir: Path, reader: audit.LedgerReader, first: int) -> tuple[
 def _kept_manifest(kept: Path, known: dict[str, Path]) -> dict:
     """A kept manifest whose signature verifies with one of this table's keys."""
     try:
-        data = (kept / audit.MANIFEST).read_bytes()
-        signature = (kept / audit.SIGNATURE).read_bytes()
+        data = (kept / MANIFEST).read_bytes()
+        signature = (kept / SIGNATURE).read_bytes()
         manifest = json.loads(data)
         kid = manifest.get("key_id")
     except (OSError, ValueError, AttributeError) as e:
@@ -113,7 +114,7 @@ def _kept_manifest(kept: Path, known: dict[str, Path]) -> dict:
     public = keys.load_public_pem(known[kid].read_bytes(), str(known[kid]))
     if not keys.verify_signature(public, signature, data):
         raise VerifyFailed(f"kept export {kept}: the signature does not verify (changed)")
-    audit._check_manifest(manifest)
+    check_manifest(manifest)
     return manifest
 
 

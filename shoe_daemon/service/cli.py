@@ -10,7 +10,7 @@ from pathlib import Path
 
 import structlog
 
-from shoe_daemon.audit import export as audit
+from shoe_daemon.audit import cli as audit
 from shoe_daemon.game.houses import PROFILES
 from shoe_daemon.service import config, logs, replay
 

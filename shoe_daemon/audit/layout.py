@@ -1,0 +1,72 @@
+"""What an audit export is: its files, its manifest's format, its time notation, and where
+the table keeps each export's signed manifest. Written by shoe_daemon.audit.export, read by
+shoe_daemon.audit.verify and shoe_daemon.audit.retention (docs/audit.md has the whole format).
+
+An export is a directory a regulator can check with standard tools:
+- `events.jsonl`: the ledger's records in the range, one canonical JSON object a line;
+- `coups.csv`: one row per decided coup, rebuilt deterministically from those records;
+- `manifest.json`: what was exported (table, software, index and time range, counts per
+  kind, the chain's two ends, each file's SHA-256, the signing key's id);
+- `manifest.sig`: the raw 64-byte Ed25519 signature over the exact bytes of manifest.json;
+- `table.pub.pem`: the signing key's public half, for convenience only: the regulator checks
+  exports against the key the casino lodged, by key id.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from shoe_daemon.audit.reader import VerifyFailed
+
+FORMAT = "shoe-daemon-audit-export/1"
+EVENTS = "events.jsonl"
+COUPS = "coups.csv"
+MANIFEST = "manifest.json"
+SIGNATURE = "manifest.sig"
+PUBLIC_KEY = "table.pub.pem"
+DATA_FILES = (COUPS, EVENTS)
+EXPORT_FILES = (EVENTS, COUPS, MANIFEST, SIGNATURE, PUBLIC_KEY)
+RECORD_FIELDS = ("idx", "wall_ns", "mono_ns", "boot", "kind", "body", "prev", "hash", "mac")
+
+
+def iso(ns: int) -> str:
+    """Nanoseconds since the epoch as UTC ISO 8601, to the nanosecond."""
+    seconds, fraction = divmod(ns, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{fraction:09d}Z"
+
+
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """The exact bytes of manifest.json, which the signature covers."""
+    return (json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def check_manifest(manifest: Any) -> None:
+    """VerifyFailed unless `manifest` has the fields the checks of an export rely on."""
+    try:
+        ok = (manifest["format"] == FORMAT
+              and isinstance(manifest["records"]["first"], int)
+              and isinstance(manifest["records"]["last"], int)
+              and isinstance(manifest["chain"]["prev"], str)
+              and isinstance(manifest["chain"]["last"], str)
+              and set(manifest["files"]) == set(DATA_FILES)
+              and isinstance(manifest["counts"], dict))
+    except (KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise VerifyFailed(f"{MANIFEST}: not a {FORMAT} manifest")
+
+
+def exports_dir(state_dir: Path) -> Path:
+    """Where each export's signed manifest is kept: what `audit prune` may rely on."""
+    return state_dir / "audit" / "exports"
+
+
+def recorded_exports(state_dir: Path) -> list[Path]:
+    """The kept manifests, oldest records first."""
+    home = exports_dir(state_dir)
+    if not home.is_dir():
+        return []
+    return sorted(p for p in home.iterdir() if p.is_dir() and not p.name.startswith("."))

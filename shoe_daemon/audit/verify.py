@@ -1,0 +1,229 @@
+"""`shoe-daemon audit verify`: an export checked as the regulator would (signature, files,
+the chain in events.jsonl, coups.csv rebuilt), and the live ledger (chain and seals, and
+that it still holds what each export given signed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.coups import CoupsTable
+from shoe_daemon.audit.layout import (
+    COUPS,
+    DATA_FILES,
+    EVENTS,
+    EXPORT_FILES,
+    MANIFEST,
+    PUBLIC_KEY,
+    RECORD_FIELDS,
+    SIGNATURE,
+    check_manifest,
+)
+from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, Record, Start, canonical
+from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
+
+
+class _EventsCheck:
+    """events.jsonl, line by line, against the manifest: what it holds, or VerifyFailed."""
+
+    def __init__(self, manifest: dict[str, Any]):
+        self.first, self.last = manifest["records"]["first"], manifest["records"]["last"]
+        self.chain = Chain(Start(self.first, manifest["chain"]["prev"]), None)
+        self.count = 0
+        self.counts: Counter[str] = Counter()
+        self.coups = CoupsTable()
+        self.digest = hashlib.sha256()
+
+    def read(self, path: Path) -> _EventsCheck:
+        with path.open("rb") as f:
+            for raw in f:
+                self.digest.update(raw)
+                self.line(raw)
+        n = self.count
+        if n < self.last - self.first + 1:
+            after = f"after record {self.first + n - 1}" if n else "empty"
+            raise VerifyFailed(f"record {self.first + n} ({EVENTS} line {n + 1}): missing: the "
+                               f"file ends {after}, the manifest's last record is {self.last} "
+                               "(deleted)")
+        return self
+
+    def line(self, raw: bytes) -> None:
+        self.count = n = self.count + 1
+        expected = self.first + n - 1
+        where = f"{EVENTS} line {n}"
+        if not raw.endswith(b"\n"):
+            raise VerifyFailed(f"{where}: not ended by a newline (edited)")
+        try:
+            text = raw[:-1].decode()
+            obj = json.loads(text)
+        except ValueError as e:
+            raise VerifyFailed(f"record {expected}? ({where}): not a JSON record ({e})") from e
+        if not isinstance(obj, dict) or sorted(obj) != sorted(RECORD_FIELDS):
+            raise VerifyFailed(f"record {expected}? ({where}): not a ledger record")
+        idx = obj["idx"]
+        if expected > self.last:
+            raise VerifyFailed(f"{where}: record {idx} is beyond the manifest's last record "
+                               f"{self.last} (inserted)")
+        if not isinstance(idx, int) or idx != expected:
+            raise VerifyFailed(f"record {expected} ({where}): expected here, found record "
+                               f"{idx} instead (deleted, inserted or reordered)")
+        if canonical(obj) != text:
+            raise VerifyFailed(f"record {idx} ({where}): not in the canonical encoding (edited)")
+        try:
+            record = Record(**obj)
+            self.chain.follow(record)
+        except (TypeError, AttributeError, ValueError) as e:
+            raise VerifyFailed(f"record {idx} ({where}): malformed ({e})") from e
+        except LedgerCorrupt as e:
+            raise VerifyFailed(f"record {e.index} ({where}): {e.why}") from e
+        self.counts[record.kind] += 1
+        self.coups.feed(record)
+
+
+def _first_difference(expected: bytes, found: bytes) -> tuple[int, str, str]:
+    want, got = expected.decode().split("\n"), found.decode(errors="replace").split("\n")
+    for i in range(max(len(want), len(got))):
+        a = want[i] if i < len(want) else "<none>"
+        b = got[i] if i < len(got) else "<none>"
+        if a != b:
+            return i + 1, a, b
+    return len(want), "", ""
+
+
+def verify_export(outdir: Path, public_key: Path | None = None) -> str:
+    """Check an export; return a one-line summary, or VerifyFailed naming the first bad thing."""
+    if not outdir.is_dir():
+        raise AuditError(f"{outdir}: no such export directory")
+    for name in EXPORT_FILES:
+        if not (outdir / name).is_file():
+            raise VerifyFailed(f"{name}: missing from the export")
+    key_path = public_key or outdir / PUBLIC_KEY
+    try:
+        pub = keys.load_public_pem(key_path.read_bytes(), str(key_path))
+        included = keys.load_public_pem((outdir / PUBLIC_KEY).read_bytes(), PUBLIC_KEY)
+    except OSError as e:
+        raise AuditError(f"{key_path}: {e.strerror or e}") from e
+    except keys.KeyProblem as e:
+        raise VerifyFailed(str(e)) from e
+    kid = keys.key_id(pub)
+    source = ("the key given with --public-key" if public_key else
+              f"the {PUBLIC_KEY} in the export: compare this key id with the key lodged")
+    data = (outdir / MANIFEST).read_bytes()
+    signature = (outdir / SIGNATURE).read_bytes()
+    if len(signature) != 64 or not keys.verify_signature(pub, signature, data):
+        raise VerifyFailed(f"{MANIFEST}/{SIGNATURE}: the signature does not verify with key id "
+                           f"{kid} ({source}): the manifest or its signature was changed, "
+                           "or another key signed it")
+    try:
+        manifest = json.loads(data)
+    except ValueError as e:
+        raise VerifyFailed(f"{MANIFEST}: not JSON ({e})") from e
+    check_manifest(manifest)
+    if manifest.get("key_id") != kid:
+        raise VerifyFailed(f"{MANIFEST}: names key id {manifest.get('key_id')}, "
+                           f"signed with {kid}")
+    if keys.key_id(included) != kid:
+        raise VerifyFailed(f"{PUBLIC_KEY}: key id {keys.key_id(included)} is not the signing "
+                           f"key {kid} (replaced)")
+    files = manifest["files"]
+    if manifest.get("sha256sum") != [f"{files[name]}  {name}" for name in DATA_FILES]:
+        raise VerifyFailed(f"{MANIFEST}: its sha256sum lines disagree with its files")
+
+    events = _EventsCheck(manifest).read(outdir / EVENTS)
+    last = manifest["records"]["last"]
+    if events.chain.prev != manifest["chain"]["last"]:
+        raise VerifyFailed(f"record {last} ({EVENTS} line {events.count}): its hash is not the "
+                           "manifest's last hash")
+    if dict(events.counts) != manifest["counts"]:
+        raise VerifyFailed(f"{EVENTS}: counts per kind {dict(events.counts)} differ from the "
+                           f"manifest's {manifest['counts']}")
+    if events.digest.hexdigest() != files[EVENTS]:
+        raise VerifyFailed(f"{EVENTS}: SHA-256 {events.digest.hexdigest()} is not the manifest's "
+                           f"{files[EVENTS]} though every record chains: a `mac` field (which "
+                           "only the ledger key checks) was changed")
+    rebuilt = events.coups.text().encode()
+    found = (outdir / COUPS).read_bytes()
+    if found != rebuilt:
+        line, want, got = _first_difference(rebuilt, found)
+        raise VerifyFailed(f"{COUPS} line {line}: differs from the coups in {EVENTS} "
+                           f"(expected {want!r}, found {got!r})")
+    if hashlib.sha256(found).hexdigest() != files[COUPS]:
+        raise VerifyFailed(f"{COUPS}: SHA-256 is not the manifest's {files[COUPS]}")
+    if manifest.get("coups") != len(events.coups.rows):
+        raise VerifyFailed(f"{MANIFEST}: says {manifest.get('coups')} coups, "
+                           f"{EVENTS} has {len(events.coups.rows)}")
+    first = manifest["records"]["first"]
+    return (f"export intact: records {first}..{last} ({events.count}), "
+            f"{len(events.coups.rows)} coups, table {manifest.get('table')}, chain "
+            f"{manifest['chain']['prev'][:12]}..{events.chain.prev[:12]}, signed by key id "
+            f"{kid} ({source})")
+
+
+def _verify_own_export(outdir: Path, known: dict[str, Path]) -> dict[str, Any]:
+    """Verify an export with this table's own public key (current or rotated out)."""
+    try:
+        kid = json.loads((outdir / MANIFEST).read_bytes()).get("key_id")
+    except (OSError, ValueError, AttributeError):
+        kid = None
+    if kid not in known:
+        raise VerifyFailed(f"{outdir}/{MANIFEST}: not signed by one of this table's keys "
+                           f"(key id {kid}; the table has {', '.join(sorted(known)) or 'none'})")
+    try:
+        verify_export(outdir, known[kid])
+    except VerifyFailed as e:
+        raise VerifyFailed(f"export {outdir}: {e}") from e
+    manifest: dict[str, Any] = json.loads((outdir / MANIFEST).read_bytes())
+    return manifest
+
+
+def check_against(reader: LedgerReader, manifest: dict[str, Any], name: str) -> bool:
+    """Does the ledger still hold the last record this export signed? True if it does, False
+    if that record lies in the pruned past; VerifyFailed if it was truncated or rewritten."""
+    start = reader.start()
+    tail = reader.last_index()
+    last, last_hash = manifest["records"]["last"], manifest["chain"]["last"]
+    if last > tail:
+        raise VerifyFailed(f"ledger {reader.path}: record {tail + 1}: missing: the export "
+                           f"{name} holds records up to {last} (truncated)")
+    if last >= start.first_idx:
+        row = reader.db.execute("SELECT hash FROM records WHERE idx = ?", (last,)).fetchone()
+        held = row[0]
+    elif last == start.first_idx - 1:
+        held = start.first_prev
+    else:
+        return False
+    if held != last_hash:
+        raise VerifyFailed(f"ledger {reader.path}: record {last}: not the record the export "
+                           f"{name} signed (rewritten)")
+    return True
+
+
+def verify_ledger(state_dir: Path, against: list[Path] | None = None) -> str:
+    """Check the retained ledger (chain and seals) and, for each export given, that the ledger
+    still holds what it signed (which catches a truncated tail)."""
+    reader = LedgerReader(state_dir)
+    before = 0
+    try:
+        reader.db.execute("BEGIN")
+        try:
+            count = sum(1 for _ in reader.checked())
+        except VerifyFailed as e:
+            raise VerifyFailed(f"ledger {reader.path}: {e}") from e
+        first = reader.start().first_idx
+        known = keys.public_keys(state_dir)
+        for outdir in against or []:
+            manifest = _verify_own_export(outdir, known)
+            before += not check_against(reader, manifest, str(outdir))
+        reader.db.execute("COMMIT")
+    finally:
+        reader.close()
+    anchored = f", consistent with {len(against)} export(s)" if against else ""
+    if before:
+        anchored += f" ({before} of them before the retained records, not comparable)"
+    span = f"records {first}..{first + count - 1}" if first > 1 else f"{count} records"
+    return f"ledger intact: {span}, chain and seals good{anchored} ({reader.path})"
