@@ -22,7 +22,10 @@ import pytest
 
 from drivers.framing import FrameDecoder, encode
 from drivers.messages import HOST_TO_SHOE, Ack, Lamp
+from drivers.transport import Transport, TransportLost
 from hil.script import parse_script
+from shoe_daemon.service import config
+from shoe_daemon.service.loop import ServiceLoop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -186,7 +189,7 @@ def test_bad_configuration_is_refused_at_start(tmp_path):
     assert done.returncode == 2 and "setting 'baud'" in done.stderr
 
 
-class _VanishingTransport:
+class _VanishingTransport(Transport):
     """A shoe that opens and is unplugged before the first byte can be written to it:
     the one transport double here, at the hardware edge, to hit that exact instant."""
 
@@ -194,36 +197,35 @@ class _VanishingTransport:
 
     def __init__(self, stop):
         self.opens = 0
-        self.is_open = False
+        self._open = False
         self.stop = stop
+
+    @property
+    def is_open(self):
+        return self._open
 
     def open(self):
         self.opens += 1
-        self.is_open = True
+        self._open = True
         if self.opens == 3:
             self.stop()
 
     def write(self, data):
-        from drivers.transport import TransportLost
-
-        self.is_open = False
+        self._open = False
         raise TransportLost("unplugged right after open")
 
     def read(self, timeout):
         return b""
 
     def close(self):
-        self.is_open = False
+        self._open = False
 
 
 def test_a_shoe_lost_right_after_opening_is_reopened(tmp_path):
-    from shoe_daemon.service import config
-    from shoe_daemon.service.daemon import Daemon
-
     settings = config.Config(**{s.name: s.default for s in config.SETTINGS} | {
         "profile": "baden", "state_dir": tmp_path, "results": str(tmp_path / "r.jsonl"),
         "reconnect_min": 0.01, "reconnect_max": 0.01})
-    d = Daemon(settings, _VanishingTransport(lambda: d.stop()))
-    d.transport.stop = d.stop
-    assert d.run() == 0
-    assert d.transport.opens == 3
+    transport = _VanishingTransport(lambda: service.stop())
+    service = ServiceLoop(settings, transport)
+    assert service.run() == 0
+    assert transport.opens == 3
