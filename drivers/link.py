@@ -9,7 +9,9 @@ calls `serve()` (or `receive()`, for bytes from a capture), so a frame's effects
 one order.
 
 A frame is acknowledged only after the application's `commit()` said it is kept, so the
-shoe resends whatever was not.
+shoe resends whatever was not. A `HELLO` is settled at once, before the frames after it
+are played (protocol 1.1, docs/transports.md): a 1.1 shoe sends nothing else until its
+HELLO is acknowledged.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import structlog
 
 from drivers.delivery import Receiver
 from drivers.framing import Frame, FrameDecoder, SequenceNumbers, encode
-from drivers.messages import Ack, Lamp
+from drivers.messages import Ack, Hello, Lamp
 from drivers.transport import Transport
 
 STATS_EVERY = 60.0  # s between line-statistics log lines (when something changed)
@@ -117,6 +119,10 @@ class ShoeLink:
                 deliver(frame, verdict.kind)
             if verdict.ack is not None:
                 acks.append(verdict.ack)
+            if type(frame.message) is Hello:
+                if not self._settle(acks):
+                    return
+                acks = []
         self._settle(acks)
 
     def _settle(self, acks: list[int]) -> bool:

@@ -148,6 +148,30 @@ def test_duplicates_and_gaps_are_dropped_and_reacknowledged(tmp_path, shoe):
     assert proc.returncode == 0
 
 
+def test_a_hello_is_acknowledged_at_once_and_again_after_a_reboot(tmp_path, shoe):
+    """Protocol 1.1: a shoe sends its HELLO and nothing else until that HELLO's ACK."""
+    proc = daemon(tmp_path)
+    try:
+        shoe.read_until(lambda r: "GREEN" in lamps(r))
+        shoe.send("HELLO:0badcafe")
+        shoe.read_until(lambda r: acks(r) == [0])
+        shoe.send("SHOE DEAL 9C")
+        shoe.read_until(lambda r: acks(r) == [0, 1, 2, 3])
+        shoe.seq = 0  # rebooted mid-coup: numbering from 0 under a new boot id
+        shoe.send("HELLO:1234abcd")
+        shoe.read_until(lambda r: acks(r) == [0, 1, 2, 3, 0])
+        shoe.send("2D KH 3S")
+        shoe.read_until(lambda r: acks(r) == [0, 1, 2, 3, 0, 1, 2, 3])
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert [x["punter"]["cards"] for x in results(tmp_path) if x["event"] == "coup.result"] == [
+        ["9C", "KH"]
+    ]
+    assert '"shoe.reboot"' in err
+
+
 def test_red_lamp_on_hold(tmp_path, shoe):
     proc = daemon(tmp_path)
     try:

@@ -3,7 +3,8 @@ loopback line, the table keeps a real audit ledger (SQLite in tmp_path). A full 
 ledger with room for so many records and no more.
 
 These pin the data path's order: a frame is acknowledged only once committed with what it
-decided; what the ledger refused is played again from the ledger when the shoe resends it."""
+decided; a HELLO is acknowledged at once (protocol 1.1), before the frames after it; what
+the ledger refused is played again from the ledger when the shoe resends it."""
 
 from __future__ import annotations
 
@@ -100,6 +101,17 @@ def test_a_coup_is_kept_then_acknowledged_then_published(host):
     (line,) = [r["line"] for r in host.kept("result")]
     assert line["outcome"] == "punter" and host.published() == [line]
     assert host.turn() == []  # nothing more to say
+
+
+def test_a_hello_is_acknowledged_at_once_even_if_what_follows_cannot_be_kept(host):
+    host.ledger.room = 1  # the HELLO's record, nothing after it
+    answer = host.turn(frames("HELLO:0badcafe SHOE DEAL"))  # a 1.0 shoe: no waiting
+    assert acks(answer) == [0] and lamps(answer)[-1] == "RED"
+    assert [f["type"] for f in host.kept("frame")] == ["HELLO"]
+    host.ledger.room = None  # space again: the shoe resends what was not acknowledged
+    answer = host.turn(frames("SHOE DEAL", first=1))
+    assert acks(answer) == [1, 2] and lamps(answer) == ["GREEN"]
+    assert [f["seq"] for f in host.kept("frame")] == [0, 1, 2]
 
 
 def test_a_1_1_shoe_handshake_and_a_reboot(host):
