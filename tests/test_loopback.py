@@ -16,6 +16,7 @@ from drivers.loopback import LoopbackTransport
 from drivers.serial_transport import SerialTransport
 from drivers.transport import Transport, TransportLost, make_transport, register
 from shoe_daemon.service import config
+from shoe_daemon.service.check_config import check
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -134,3 +135,8 @@ def test_unplug_loses_the_line_until_replugged():
         host.write(b"x")
     with pytest.raises(TransportLost, match="not open"):
         host.read(0)
+
+
+def test_check_config_says_a_loopback_is_for_tests():
+    found = check(config.load(_args("--transport", "loopback", "--port", "t1")))
+    assert "shoe: in-process loopback line 't1' (tests only: no shoe can reach it)" in found.lines
