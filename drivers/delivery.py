@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from drivers.framing import Frame
 from drivers.messages import SEQ_MODULUS, Hello
+from drivers.records import next_seq
 
 ACCEPTED = "accepted"
 DUPLICATE = "duplicate"
@@ -70,6 +71,15 @@ class Receiver:
             raise ValueError(f"expected must be None or 0 to {SEQ_MODULUS - 1}, got {expected!r}")
         if self.boot_id is not None:
             self._seen_boots.add(self.boot_id.lower())
+
+    @classmethod
+    def resuming(cls, last_seq: int, boot_id: str | None) -> Receiver:
+        """Delivery picking up after `last_seq`, the last frame kept (a restart, a rollback).
+
+        That frame may have been kept but never acknowledged (the host stopped in between):
+        a resent copy is a duplicate and is acknowledged again, or the shoe resends it for ever.
+        """
+        return cls(expected=next_seq(last_seq), boot_id=boot_id, last_in_order=last_seq)
 
     def receive(self, frame: Frame) -> Verdict:
         """Judge one decoded frame; only frames with `accepted` go on to the application."""

@@ -20,7 +20,7 @@ import select
 
 import serial
 
-from drivers.transport import Transport, TransportLost
+from drivers.transport import Settings, Transport, TransportLost, register
 
 MIN_BAUDRATE = 9600  # shoe-line-protocol.md, "Physical defaults"
 MAX_BAUDRATE = 921600
@@ -50,6 +50,10 @@ class SerialTransport(Transport):
     @property
     def is_open(self) -> bool:
         return self._ser is not None
+
+    @property
+    def where(self) -> str:
+        return self.port
 
     def open(self) -> None:
         """Open the port 8N1; TransportLost (with the reason) if it cannot be had now."""
@@ -152,3 +156,11 @@ def _reason(e: BaseException) -> str:
     if "returned no data" in text:
         return "device disconnected (readable but no data)"
     return text
+
+
+def from_settings(settings: Settings) -> SerialTransport:
+    """The `serial` transport: settings `port` and `baud`."""
+    return SerialTransport(settings["port"], settings["baud"])
+
+
+register("serial", from_settings)

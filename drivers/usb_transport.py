@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import math
 from typing import Any
 
 import usb.core
 import usb.util
 
-from drivers.transport import Transport, TransportLost
+from drivers.transport import Settings, Transport, TransportLost, register
 
 _TIMEOUT_ERRNOS = (errno.ETIMEDOUT, errno.EINTR)
 
@@ -199,3 +200,25 @@ def _reason(e: BaseException) -> str:
     if code == errno.EIO:
         return "I/O error"
     return str(e)
+
+
+def from_settings(settings: Settings) -> UsbTransport:
+    """The `usb` transport: settings `usb_vendor`, `usb_product`, `usb_interface`,
+    `usb_endpoint_in`, `usb_endpoint_out`, `usb_serial` (empty: the first device found) and
+    `usb_backend` (`module:callable` returning a pyusb backend; empty: libusb)."""
+    backend = None
+    if settings.get("usb_backend"):
+        module, _, name = settings["usb_backend"].partition(":")
+        backend = getattr(importlib.import_module(module), name)()
+    return UsbTransport(
+        settings["usb_vendor"],
+        settings["usb_product"],
+        interface=settings["usb_interface"],
+        endpoint_in=settings["usb_endpoint_in"],
+        endpoint_out=settings["usb_endpoint_out"],
+        serial_number=settings.get("usb_serial") or None,
+        backend=backend,
+    )
+
+
+register("usb", from_settings)

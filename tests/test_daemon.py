@@ -22,7 +22,10 @@ import pytest
 
 from drivers.framing import FrameDecoder, encode
 from drivers.messages import HOST_TO_SHOE, Ack, Lamp
+from drivers.transport import Transport, TransportLost
 from hil.script import parse_script
+from shoe_daemon.service import config
+from shoe_daemon.service.loop import ServiceLoop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -145,6 +148,30 @@ def test_duplicates_and_gaps_are_dropped_and_reacknowledged(tmp_path, shoe):
     assert proc.returncode == 0
 
 
+def test_a_hello_is_acknowledged_at_once_and_again_after_a_reboot(tmp_path, shoe):
+    """Protocol 1.1: a shoe sends its HELLO and nothing else until that HELLO's ACK."""
+    proc = daemon(tmp_path)
+    try:
+        shoe.read_until(lambda r: "GREEN" in lamps(r))
+        shoe.send("HELLO:0badcafe")
+        shoe.read_until(lambda r: acks(r) == [0])
+        shoe.send("SHOE DEAL 9C")
+        shoe.read_until(lambda r: acks(r) == [0, 1, 2, 3])
+        shoe.seq = 0  # rebooted mid-coup: numbering from 0 under a new boot id
+        shoe.send("HELLO:1234abcd")
+        shoe.read_until(lambda r: acks(r) == [0, 1, 2, 3, 0])
+        shoe.send("2D KH 3S")
+        shoe.read_until(lambda r: acks(r) == [0, 1, 2, 3, 0, 1, 2, 3])
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert [x["punter"]["cards"] for x in results(tmp_path) if x["event"] == "coup.result"] == [
+        ["9C", "KH"]
+    ]
+    assert '"shoe.reboot"' in err
+
+
 def test_red_lamp_on_hold(tmp_path, shoe):
     proc = daemon(tmp_path)
     try:
@@ -186,7 +213,7 @@ def test_bad_configuration_is_refused_at_start(tmp_path):
     assert done.returncode == 2 and "setting 'baud'" in done.stderr
 
 
-class _VanishingTransport:
+class _VanishingTransport(Transport):
     """A shoe that opens and is unplugged before the first byte can be written to it:
     the one transport double here, at the hardware edge, to hit that exact instant."""
 
@@ -194,36 +221,35 @@ class _VanishingTransport:
 
     def __init__(self, stop):
         self.opens = 0
-        self.is_open = False
+        self._open = False
         self.stop = stop
+
+    @property
+    def is_open(self):
+        return self._open
 
     def open(self):
         self.opens += 1
-        self.is_open = True
+        self._open = True
         if self.opens == 3:
             self.stop()
 
     def write(self, data):
-        from drivers.transport import TransportLost
-
-        self.is_open = False
+        self._open = False
         raise TransportLost("unplugged right after open")
 
     def read(self, timeout):
         return b""
 
     def close(self):
-        self.is_open = False
+        self._open = False
 
 
 def test_a_shoe_lost_right_after_opening_is_reopened(tmp_path):
-    from shoe_daemon.service import config
-    from shoe_daemon.service.daemon import Daemon
-
     settings = config.Config(**{s.name: s.default for s in config.SETTINGS} | {
         "profile": "baden", "state_dir": tmp_path, "results": str(tmp_path / "r.jsonl"),
         "reconnect_min": 0.01, "reconnect_max": 0.01})
-    d = Daemon(settings, _VanishingTransport(lambda: d.stop()))
-    d.transport.stop = d.stop
-    assert d.run() == 0
-    assert d.transport.opens == 3
+    transport = _VanishingTransport(lambda: service.stop())
+    service = ServiceLoop(settings, transport)
+    assert service.run() == 0
+    assert transport.opens == 3

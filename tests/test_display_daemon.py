@@ -11,10 +11,11 @@ from typing import Any
 
 from drivers.framing import FrameDecoder, encode
 from drivers.messages import HOST_TO_SHOE, Ack
+from drivers.transport import Transport
 from hil.script import parse_script
 from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.service import config
-from shoe_daemon.service.daemon import Daemon
+from shoe_daemon.service.loop import ServiceLoop
 
 
 class FillingLedger(Ledger):
@@ -28,7 +29,7 @@ class FillingLedger(Ledger):
         return super().append_many(items)
 
 
-class ScriptedShoe:
+class ScriptedShoe(Transport):
     """Sends the first unacknowledged frame on every read, as a shoe resending after its
     timeout would; `before(index, attempt)` runs first (to fill or free the disk)."""
 
@@ -43,11 +44,15 @@ class ScriptedShoe:
         self.acked = -1
         self.decoder = FrameDecoder(HOST_TO_SHOE)
         self.done: Callable[[], None] = lambda: None
-        self.is_open = False
+        self._open = False
         self.batch = batch  # everything unacknowledged in one read, as after a reconnect
 
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
     def open(self) -> None:
-        self.is_open = True
+        self._open = True
 
     def read(self, timeout: float) -> bytes:
         index = self.acked + 1
@@ -64,7 +69,7 @@ class ScriptedShoe:
                 self.acked = frame.message.seq
 
     def close(self) -> None:
-        self.is_open = False
+        self._open = False
 
 
 def settings(tmp_path: Path) -> config.Config:
@@ -92,7 +97,7 @@ def test_the_display_never_runs_ahead_of_the_ledger(tmp_path):
             ledger.full = attempt <= 2
 
     shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S DEAL 4C", disk)
-    d = Daemon(settings(tmp_path), shoe, ledger=ledger, display=sink)
+    d = ServiceLoop(settings(tmp_path), shoe, ledger=ledger, display=sink)
     shoe.done = d.stop
     assert d.run() == 0
     assert shoe.attempts[6] == 3  # refused twice, then committed
@@ -105,12 +110,12 @@ def test_the_display_never_runs_ahead_of_the_ledger(tmp_path):
 def test_a_restarted_daemon_shows_the_state_the_ledger_holds(tmp_path):
     first: list[bytes] = []
     shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S DEAL 4C 5D")
-    d = Daemon(settings(tmp_path), shoe, display=first.append)
+    d = ServiceLoop(settings(tmp_path), shoe, display=first.append)
     shoe.done = d.stop
     assert d.run() == 0
-    d.ledger.close()
+    d.table.ledger.close()
     again: list[bytes] = []
-    d2 = Daemon(settings(tmp_path), ScriptedShoe(""), display=again.append)
+    d2 = ServiceLoop(settings(tmp_path), ScriptedShoe(""), display=again.append)
     d2.restore()
     view = json.loads(again[0])
     assert view == json.loads(first[-1])
@@ -124,7 +129,7 @@ def test_a_failing_display_never_stops_the_table(tmp_path):
         raise RuntimeError("the screen's side broke")
 
     shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S")
-    d = Daemon(settings(tmp_path), shoe, display=broken)
+    d = ServiceLoop(settings(tmp_path), shoe, display=broken)
     shoe.done = d.stop
     assert d.run() == 0
     assert shoe.acked == 6  # every frame acknowledged
@@ -137,7 +142,7 @@ def test_frames_read_together_are_still_shown_one_change_at_a_time(tmp_path):
     shown: list[dict[str, Any]] = []
     shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S DEAL 4C 5D 2H 3S DEAL 8C",
                         batch=True)
-    d = Daemon(settings(tmp_path), shoe, display=lambda b: shown.append(json.loads(b)))
+    d = ServiceLoop(settings(tmp_path), shoe, display=lambda b: shown.append(json.loads(b)))
     shoe.done = d.stop
     assert d.run() == 0
     decided = [(v["coup"]["number"], v["coup"]["outcome"]) for v in shown

@@ -241,6 +241,35 @@ def test_pyserial_host_that_opens_late_gets_the_hello_again(tmp_path: Path) -> N
     check_capture(tmp_path, "eight-pack")
 
 
+def test_the_shoe_sends_nothing_after_its_hello_until_it_is_acknowledged(
+        tmp_path: Path) -> None:
+    """Protocol 1.1: the HELLO (again every 300 ms) and nothing else until its ACK."""
+    proc, _ = start_shoe(tmp_path, "--profile", "baden", "--shoes", "1", "--seed", "4",
+                         "--packs", "1")
+    _, fd = open_link(tmp_path / "shoe", proc)
+    decoder = FrameDecoder()
+    heard: list = []
+
+    def listen(until) -> None:  # type: ignore[no-untyped-def]
+        deadline = time.monotonic() + 5
+        while not until() and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                heard.extend(decoder.feed(os.read(fd, 4096)))
+
+    try:
+        end = time.monotonic() + 1.0  # a host that listens and says nothing for a while
+        listen(lambda: time.monotonic() > end)
+        assert heard and all(isinstance(f.message, Hello) and f.seq == 0 for f in heard)
+        os.write(fd, encode(0, Ack(0)))
+        listen(lambda: any(f.seq == 1 for f in heard))
+        assert [f.message for f in heard if f.seq == 1] == [session_for(
+            "baden", 1, 4, 1, None).messages[1]]
+    finally:
+        proc.terminate()
+        finish(proc)
+        os.close(fd)
+
+
 def test_idle_shoe_sends_heartbeats(tmp_path: Path) -> None:
     proc, _ = start_shoe(tmp_path, "--profile", "baden", "--shoes", "0", "--seed", "1",
                          "--linger", "2.3")

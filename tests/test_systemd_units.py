@@ -89,10 +89,10 @@ def test_the_service_is_notify_watchdog_and_restart_on_failure() -> None:
 
 def test_the_daemon_loop_pings_well_within_the_watchdog_interval() -> None:
     """The loop's longest wait (READ_TIMEOUT, the backoff slices) is far below WatchdogSec."""
-    from shoe_daemon.service import daemon, status
+    from shoe_daemon.service import loop, status
 
     watchdog = float(directives(UNIT)["Service.WatchdogSec"][0].rstrip("s"))
-    assert max(daemon.READ_TIMEOUT, status.SLICE) * 10 < watchdog / 2
+    assert max(loop.READ_TIMEOUT, status.SLICE) * 10 < watchdog / 2
 
 
 def test_the_sysusers_file_makes_the_user_in_dialout(tmp_path) -> None:

@@ -60,7 +60,7 @@ def _transport(c: config.Config, found: Findings) -> None:
         elif not os.access(port, os.R_OK | os.W_OK):
             found.warnings.append(f"setting 'port': {c.port} is not readable and writable by "
                                   f"uid {os.geteuid()} (the udev rule's group or mode)")
-    else:
+    elif c.transport == "usb":
         serial = f", serial {c.usb_serial}" if c.usb_serial else " (first one found)"
         found.say(f"shoe: USB vendor interface {c.usb_vendor:04x}:{c.usb_product:04x}{serial}, "
                   f"interface {c.usb_interface}, endpoints IN 0x{c.usb_endpoint_in:02x} "
@@ -73,6 +73,10 @@ def _transport(c: config.Config, found: Findings) -> None:
                                 "an OUT endpoint address (0x01 to 0x0f)")
         if c.usb_vendor == 0 or c.usb_product == 0:
             found.errors.append("settings 'usb_vendor' and 'usb_product': 0 is not a device id")
+    elif c.transport == "loopback":
+        found.say(f"shoe: in-process loopback line {c.port!r} (tests only: no shoe can reach it)")
+    else:
+        found.say(f"shoe: {c.transport} transport")
 
 
 def _state(c: config.Config, found: Findings) -> None:

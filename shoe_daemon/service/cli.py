@@ -55,10 +55,10 @@ def _run(args: argparse.Namespace) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda n, _: early.append(n))
     from shoe_daemon.audit.ledger import LedgerError
-    from shoe_daemon.service.daemon import Daemon, make_transport
+    from shoe_daemon.service.loop import ServiceLoop, transport_for
 
     try:
-        transport = make_transport(settings)
+        transport = transport_for(settings)
     except (ValueError, ImportError, AttributeError) as e:
         print(f"shoe-daemon run: transport: {e}", file=sys.stderr)
         return 2
@@ -77,18 +77,18 @@ def _run(args: argparse.Namespace) -> int:
         log.info("display.listening", url=url)
     try:
         try:
-            daemon = Daemon(settings, transport,
-                            display=server.publish if server is not None else None)
+            service = ServiceLoop(settings, transport,
+                                  display=server.publish if server is not None else None)
         except LedgerError as e:
             print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
             return 1
         except OSError as e:
             print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
             return 2
-        daemon.install_signal_handlers()
+        service.install_signal_handlers()
         if early:
-            daemon.stop()
-        return daemon.run()
+            service.stop()
+        return service.run()
     finally:
         if server is not None:
             server.stop()

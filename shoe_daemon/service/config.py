@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from drivers.transport import names as transport_names
 from shoe_daemon.game.houses import PROFILES
 
 
@@ -25,7 +27,11 @@ class Setting:
     kind: type
     default: Any
     help: str
-    choices: tuple[str, ...] | None = None
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
+
+    def allowed(self) -> tuple[str, ...] | None:
+        """The values allowed; a callable is asked each time (the transports registered now)."""
+        return self.choices() if callable(self.choices) else self.choices
 
 
 def _int(text: Any) -> int:
@@ -38,7 +44,7 @@ def _int(text: Any) -> int:
 SETTINGS: tuple[Setting, ...] = (
     Setting("table", str, "table-1", "the table's name, bound to every log line"),
     Setting("profile", str, None, "house rules profile", tuple(sorted(PROFILES))),
-    Setting("transport", str, "serial", "how the shoe is attached", ("serial", "usb")),
+    Setting("transport", str, "serial", "how the shoe is attached", transport_names),
     Setting("port", str, "/dev/shoe", "serial device of the shoe"),
     Setting("baud", int, 115200, "serial line rate, 9600 to 921600"),
     Setting("usb_vendor", int, 0x1209, "USB vendor id of the shoe's vendor interface"),
@@ -112,7 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             dest=s.name,
             default=None,
             metavar=s.name.upper(),
-            help=s.help + (f" ({', '.join(s.choices)})" if s.choices else "")
+            help=s.help + (f" ({', '.join(allowed)})" if (allowed := s.allowed()) else "")
             + (f" [default {s.default}]" if s.default not in (None, "") else ""),
         )
 
@@ -133,9 +139,10 @@ def _convert(setting: Setting, value: Any) -> Any:
     except ValueError as e:
         raise ConfigError(f"setting {setting.name!r}: {value!r} is not a valid "
                           f"{setting.kind.__name__}: {e}") from None
-    if setting.choices and value not in setting.choices:
+    allowed = setting.allowed()
+    if allowed and value not in allowed:
         raise ConfigError(f"setting {setting.name!r}: {value!r} is not one of "
-                          f"{', '.join(setting.choices)}")
+                          f"{', '.join(allowed)}")
     return value
 
 

@@ -1,5 +1,6 @@
-"""`shoe-daemon replay`: a raw shoe capture through the same decode, delivery and coup
-machine the live daemon uses, with the decided coups printed as JSON Lines.
+"""`shoe-daemon replay`: a raw shoe capture through the live service's own pieces, the shoe
+link (decode, in-order delivery) and the table (the coup machine) with no transport and no
+ledger, with the decided coups printed as JSON Lines.
 
 Like gpsd's regression logs, a capture is the exact byte stream the shoe sent, noise,
 damaged frames and retransmissions included; replaying it must yield each frame once.
@@ -13,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from drivers.delivery import Receiver
-from drivers.framing import FrameDecoder
-from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
+from drivers.link import ShoeLink
+from shoe_daemon.game.coup import BETWEEN_COUPS
 from shoe_daemon.game.houses import get_profile
+from shoe_daemon.service.table import Table
 
 CHUNK = 65536
 
@@ -30,16 +31,12 @@ class ReplayOutcome:
 
 def replay_bytes(data: bytes, profile: str) -> ReplayOutcome:
     """Decode, deliver in order and play a whole capture; return every published line."""
-    machine = CoupMachine(get_profile(profile))
-    decoder = FrameDecoder()
-    receiver = Receiver()
-    lines: list[dict[str, Any]] = []
-    handle, receive, publish = machine.handle, receiver.receive, lines.extend
+    table = Table(get_profile(profile))  # no ledger: it plays and publishes, keeps nothing
+    link = ShoeLink(table)  # no transport: nothing to acknowledge
+    receive = link.receive
     for start in range(0, len(data), CHUNK):
-        for frame in decoder.feed(data[start : start + CHUNK]):
-            if receive(frame).accepted:
-                publish(handle(frame.message))
-    d, r = decoder.stats, receiver.stats
+        receive(data[start : start + CHUNK])
+    d, r = link.decoder.stats, link.receiver.stats
     stats = {
         "frames": d.frames,
         "accepted": r.accepted,
@@ -52,7 +49,7 @@ def replay_bytes(data: bytes, profile: str) -> ReplayOutcome:
         "gaps": r.gaps,
         "resets": r.resets,
     }
-    return ReplayOutcome(lines=lines, stats=stats, final_state=machine.state)
+    return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state)
 
 
 def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

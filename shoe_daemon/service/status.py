@@ -16,15 +16,13 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from shoe_daemon.service.notify import Notifier
-
-if TYPE_CHECKING:
-    from shoe_daemon.service.daemon import Daemon
 
 STATUS_FILE = "status.json"
 FILE_EVERY = 30.0  # s between heartbeat rewrites of status.json when nothing changed
@@ -48,13 +46,33 @@ def _iso(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="seconds")
 
 
-class StatusReporter:
-    """Turns the daemon's state into STATUS= lines, watchdog pings and status.json."""
+@dataclass(frozen=True)
+class ServiceStatus:
+    """What the reporter reads of the running service each time it reports (the loop fills
+    it from its transport and its table's public status)."""
 
-    def __init__(self, daemon: Daemon, notifier: Notifier) -> None:
-        self.daemon = daemon
+    shoe_connected: bool
+    transport: str  # the transport's name
+    awaiting: str  # where the shoe is awaited, for a person ("/dev/shoe")
+    ledger_ok: bool
+    ledger_error: str  # why the ledger refuses writes, while it does
+    backlog: int  # records waiting for the ledger
+    state: str  # the coup machine's
+    shoe: int | None
+    coup: int | None
+    hold: tuple[str, str] | None  # code and rule of the hold in force
+
+
+class StatusReporter:
+    """Turns the service's state into STATUS= lines, watchdog pings and status.json."""
+
+    def __init__(self, table: str, profile: str, state_dir: Path, notifier: Notifier,
+                 observe: Callable[[], ServiceStatus]) -> None:
+        self.table = table
+        self.profile = profile
+        self.observe = observe
         self.notifier = notifier
-        self.path = daemon.config.state_dir / STATUS_FILE
+        self.path = state_dir / STATUS_FILE
         self.text = "starting"
         self.phase = "starting"
         every = notifier.ping_every
@@ -62,7 +80,7 @@ class StatusReporter:
         self._written: tuple[Any, ...] = ()
         self._written_at = 0.0
 
-    # ---- life cycle: the daemon calls these ------------------------------------------------
+    # ---- life cycle: the loop calls these ------------------------------------------------
 
     def starting(self) -> None:
         self._say("starting", f"{self._table()}: verifying the audit ledger")
@@ -95,28 +113,24 @@ class StatusReporter:
     # ---- the words --------------------------------------------------------------------------
 
     def _table(self) -> str:
-        c = self.daemon.config
-        return f"Table {c.table} {c.profile}"
+        return f"Table {self.table} {self.profile}"
 
     def line(self) -> str:
         """One line a person reads in `systemctl status`."""
-        d = self.daemon
-        if d._ledger_down:
-            return f"{self._table()}: HOLD: ledger unwritable ({d._ledger_error})"
-        if not d.transport.is_open:
-            c = d.config
-            where = c.port if c.transport == "serial" else d.transport.name
-            return f"{self._table()}: waiting for the shoe on {where}"
-        m = d.machine
+        s = self.observe()
+        if not s.ledger_ok:
+            return f"{self._table()}: HOLD: ledger unwritable ({s.ledger_error})"
+        if not s.shoe_connected:
+            return f"{self._table()}: waiting for the shoe on {s.awaiting}"
         where = []
-        if m.shoe is not None:
-            where.append(f"shoe {m.shoe.number}")
-        if m.coup is not None:
-            where.append(f"coup {m.coup.number}")
-        if m.state == "on_hold" and m.hold_ is not None:
-            doing = f"HOLD: {m.hold_.code.value} ({m.hold_.rule})"
+        if s.shoe is not None:
+            where.append(f"shoe {s.shoe}")
+        if s.coup is not None:
+            where.append(f"coup {s.coup}")
+        if s.hold is not None:
+            doing = f"HOLD: {s.hold[0]} ({s.hold[1]})"
         else:
-            doing = _STATE_WORDS.get(m.state, m.state.replace("_", " "))
+            doing = _STATE_WORDS.get(s.state, s.state.replace("_", " "))
         return f"{self._table()}: {' '.join(where) + ', ' if where else ''}{doing}"
 
     def _say(self, phase: str, text: str) -> None:
@@ -127,21 +141,21 @@ class StatusReporter:
     # ---- status.json -------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        d = self.daemon
-        m = d.machine
+        s = self.observe()
         return {
             "pid": os.getpid(),
             "phase": self.phase,
             "status": self.text,
-            "table": d.config.table,
-            "profile": d.config.profile,
-            "transport": d.transport.name,
-            "shoe_connected": d.transport.is_open,
-            "ledger_ok": not d._ledger_down,
-            "state": m.state,
-            "shoe": m.shoe.number if m.shoe else None,
-            "coup": m.coup.number if m.coup else None,
-            "hold": m.hold_.code.value if m.state == "on_hold" and m.hold_ else None,
+            "table": self.table,
+            "profile": self.profile,
+            "transport": s.transport,
+            "shoe_connected": s.shoe_connected,
+            "ledger_ok": s.ledger_ok,
+            "backlog": s.backlog,
+            "state": s.state,
+            "shoe": s.shoe,
+            "coup": s.coup,
+            "hold": s.hold[0] if s.hold else None,
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
         }

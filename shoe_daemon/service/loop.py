@@ -1,0 +1,186 @@
+"""`shoe-daemon run`: the live service's loop. It opens the shoe's transport (again, with
+back-off, whenever it goes away), turns the link, feeds the watchdog and the status, and
+stops cleanly on SIGTERM or SIGINT.
+
+The work is the link's (drivers/link.py: bytes, frames in order, ACKs, the lamp, the raw
+capture) and the table's (service/table.py: the game, the audit ledger, the results file,
+the display); the loop only wires them and keeps them turning. It is single-threaded, so a
+frame's effects happen in one order and a hung loop is one thing the watchdog can see.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+from drivers.link import ShoeLink
+from drivers.transport import Transport, TransportLost, make_transport
+from shoe_daemon import __version__
+from shoe_daemon.audit.ledger import Ledger, LedgerError
+from shoe_daemon.display import TableDisplay
+from shoe_daemon.game.houses import get_profile
+from shoe_daemon.service.config import Config
+from shoe_daemon.service.notify import Notifier
+from shoe_daemon.service.status import ServiceStatus, StatusReporter
+from shoe_daemon.service.table import Table
+
+READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
+
+
+def transport_for(config: Config) -> Transport:
+    """The transport the `transport` setting names, built from the settings."""
+    return make_transport(config.transport, config.as_dict())
+
+
+def code_sha256() -> str:
+    """A hash of the installed code (shoe_daemon and drivers), recorded at every start."""
+    digest = hashlib.sha256()
+    for package in ("shoe_daemon", "drivers"):
+        root = Path(importlib.import_module(package).__file__ or "").parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(f"{package}/{path.relative_to(root)}\n".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class ServiceLoop:
+    """One table's service: a transport, its link, the table above it, the status.
+
+    `display` is where the table display's states go (the HTTP server's `publish`); None:
+    no display. LedgerError if the ledger cannot be opened, OSError if the results file
+    or the capture cannot.
+    """
+
+    def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
+                 results: TextIO | None = None,
+                 display: Callable[[bytes], None] | None = None) -> None:
+        self.config = config
+        self.transport = transport
+        self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
+        self.stop_event = threading.Event()
+        ledger = ledger or Ledger(config.state_dir)
+        # The table display gets committed state only: each frame's view is staged and shown
+        # after its batch's commit, or after a rebuild from the ledger.
+        screen = TableDisplay(config.table, display) if display is not None else None
+        captures = config.state_dir / "captures"
+        captures.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self.capture_path: Path = captures / f"{stamp}-{os.getpid()}.cap"
+        self.capture = self.capture_path.open("ab")
+        if results is None:
+            results = sys.stdout if config.results == "-" else open(  # noqa: SIM115
+                config.results, "a+", encoding="utf-8")
+        self.table = Table(get_profile(config.profile), ledger, results, screen, log=self.log)
+        self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
+        self.notifier = Notifier()
+        self.reporter = StatusReporter(config.table, config.profile, config.state_dir,
+                                       self.notifier, self.status)
+
+    def status(self) -> ServiceStatus:
+        """The service as `systemctl status` and status.json tell it."""
+        table, machine = self.table, self.table.machine
+        hold = table.hold
+        where = table.where()
+        return ServiceStatus(
+            shoe_connected=self.transport.is_open, transport=self.transport.name,
+            awaiting=self.transport.where, ledger_ok=not table.ledger_down,
+            ledger_error=table.ledger_error, backlog=table.backlog, state=machine.state,
+            shoe=where["shoe"], coup=where["coup"],
+            hold=(hold.code, hold.rule) if hold is not None else None)
+
+    # ---- life cycle ----------------------------------------------------------------------
+
+    def restore(self) -> None:
+        """The table as the ledger has it, and delivery resuming after its last frame."""
+        self.link.resume(self.table.restore())
+
+    def stop(self, *_: Any) -> None:
+        self.stop_event.set()
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGTERM, self.stop)
+        signal.signal(signal.SIGINT, self.stop)
+
+    def run(self) -> int:
+        table = self.table
+        self.reporter.starting()
+        try:
+            self.restore()
+            table.record("daemon.start", {
+                "version": __version__, "code_sha256": code_sha256(), "table": self.config.table,
+                "profile": self.config.profile, "config": self.config.as_dict(), "pid": os.getpid(),
+            })
+        except LedgerError as e:
+            self.log.error("ledger.unusable", error=str(e))
+            self.reporter.failed(f"audit ledger unusable: {e}")
+            return 1
+        self.log.info("daemon.start", version=__version__, profile=self.config.profile,
+                      transport=self.transport.name, capture=str(self.capture_path))
+        wait = self.config.reconnect_min
+        down_since: float | None = None
+        try:
+            while not self.stop_event.is_set():
+                self.reporter.beat()
+                if not self.transport.is_open:
+                    try:
+                        self.transport.open()
+                    except TransportLost as e:
+                        if down_since is None:
+                            down_since = time.monotonic()
+                            self.log.warning("shoe.unavailable", error=str(e), retry_in=wait)
+                            table.record("transport", {"event": "unavailable", "detail": str(e)})
+                        self.reporter.ready()  # running: STATUS says it waits for the shoe
+                        self._pause(wait)
+                        wait = min(wait * 2, self.config.reconnect_max)
+                        continue
+                    outage = None if down_since is None else time.monotonic() - down_since
+                    self.log.info("shoe.connected", transport=self.transport.name,
+                                  after_s=None if outage is None else round(outage, 3))
+                    table.record("transport", {"event": "connected",
+                                               "detail": self.transport.name})
+                    wait, down_since = self.config.reconnect_min, None
+                    self.link.connected()
+                    self.reporter.ready()
+                try:
+                    self.link.serve(READ_TIMEOUT)  # the lamp first: the shoe can vanish there too
+                except TransportLost as e:
+                    self.log.warning("shoe.lost", error=str(e), **table.where())
+                    table.record("transport", {"event": "lost", "detail": str(e)})
+                    self.transport.close()
+                    down_since = time.monotonic()
+        except Exception:
+            # Unexpected: say so with the traceback, exit non-zero, let systemd restart us.
+            self.log.exception("daemon.crash", **table.where())
+            return 1
+        finally:
+            self.reporter.stopping()
+            self.transport.close()
+            table.record("daemon.stop", table.where())
+            self.link.log_stats(force=True)
+            with contextlib.suppress(OSError):
+                self.capture.close()
+            if table.results is not None:
+                table.results.flush()
+            self.log.info("daemon.stop", **table.where())
+        return 0
+
+    def _pause(self, seconds: float) -> None:
+        """Wait for the shoe's next reopen, still pinging the watchdog from this loop."""
+        deadline = time.monotonic() + seconds
+        while not self.stop_event.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.stop_event.wait(min(left, self.reporter.slice))
+            self.reporter.beat()

@@ -1,0 +1,341 @@
+"""The table: the shoe's frames through the coup machine, kept in the audit ledger before
+anything is published or acknowledged, then the results file, the log and the display.
+
+It is the application above the shoe link (`drivers.link.Application`): the link hands it
+each frame accepted in order and asks it to `commit()` before acknowledging; what the table
+does with a frame is the game's, what it keeps is the ledger's.
+
+Crash safety (docs/audit.md): the ledger is the truth. A frame counts as received only once
+committed, with every line it decided, so the shoe resends whatever a crash or a full disk
+lost. At start (`restore`) the coup machine is rebuilt by playing the ledger's frames again,
+delivery resumes after the last recorded frame, and the results file gets exactly the
+recorded lines it lacks; after a failed commit (`rewind`) the game goes back the same way.
+
+Without a ledger (`shoe-daemon replay`) the table plays and publishes only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+import structlog
+
+from drivers.delivery import RESET, Receiver
+from drivers.framing import Frame
+from drivers.messages import Button, Fault, Hello, Message
+from drivers.records import frame_body, frame_message, hello_boot_id, opens_shoe
+from shoe_daemon.audit.ledger import Ledger, LedgerError
+from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
+from shoe_daemon.game.rules import HouseProfile
+
+if TYPE_CHECKING:
+    from shoe_daemon.display import TableDisplay
+
+CLOCK_STEP_NS = 1_000_000_000  # wall clock moving 1 s off the monotonic clock is a step
+
+Record = tuple[str, dict[str, Any]]
+_NOTED = (Hello, Fault, Button)  # frames the log mentions besides what they decide
+
+
+def _drop(*_: Any) -> NoReturn:
+    raise structlog.DropEvent
+
+
+SILENT = structlog.wrap_logger(
+    structlog.ReturnLogger(), processors=[_drop],
+    wrapper_class=structlog.make_filtering_bound_logger(logging.CRITICAL))
+"""A logger that says nothing, at next to no cost: a table given no log (a replay)."""
+
+
+@dataclass(frozen=True)
+class HoldInForce:
+    """The hold the table is in, as its `irregularity` line published it."""
+
+    code: str
+    rule: str
+
+
+class Table:
+    """One table's game, its ledger, its results file and its display.
+
+    Public status, for the loop and `systemctl status`: `ledger_down` and `ledger_error`
+    (why), `backlog` (records waiting for the ledger), `hold`, `where()`, `machine.state`.
+    """
+
+    def __init__(self, profile: HouseProfile, ledger: Ledger | None = None,
+                 results: TextIO | None = None, display: TableDisplay | None = None,
+                 log: Any = None) -> None:
+        self.ledger = ledger
+        self.results = results
+        self.display = display
+        self.log = log if log is not None else SILENT
+        self.machine = CoupMachine(profile)
+        self.published: list[dict[str, Any]] = []  # the lines, when there is no results file
+        self.frame: int | None = None  # seq of the frame being played, for the log
+        self.boot_id: str | None = None
+        self.ledger_down = False
+        self.ledger_error = ""
+        self._backlog: list[Record] = []  # events not yet committed; they go first
+        self._records: list[Record] = []  # frames played and what they decided, not committed
+        self._lines: list[dict[str, Any]] = []  # what to publish once committed
+        self._hold: HoldInForce | None = None
+        self._clock_offset = time.time_ns() - time.monotonic_ns()
+
+    # ---- status ----------------------------------------------------------------------------
+
+    @property
+    def lamp(self) -> str:
+        """The game's lamp; RED whatever the game while the ledger refuses writes."""
+        return "RED" if self.ledger_down else self.machine.lamp
+
+    @property
+    def backlog(self) -> int:
+        """Records (events, frames, lines) waiting for the ledger to take them."""
+        return len(self._backlog) + len(self._records)
+
+    @property
+    def hold(self) -> HoldInForce | None:
+        """The hold in force, if the coup is on hold."""
+        return self._hold if self.machine.state == "on_hold" else None
+
+    def where(self) -> dict[str, Any]:
+        m = self.machine
+        shoe = m.shoe.number if m.shoe else None
+        coup = m.coup.number if m.coup else None
+        return {"shoe": shoe, "coup": coup, "frame": self.frame}
+
+    # ---- the link's application: play, commit, publish ---------------------------------------
+
+    def frame_received(self, frame: Frame, kind: str) -> None:
+        """Play one frame; its records and lines wait for `commit()`."""
+        message = frame.message
+        self.frame = frame.seq
+        if isinstance(message, _NOTED):
+            self._note(message, kind)
+        lines = self.machine.handle(message)
+        if self.ledger is not None:
+            self._records.append(("frame", frame_body(frame.seq, message)))
+            self._records += [("result", {"line": line}) for line in lines]
+        if lines:
+            self._lines += lines
+            self._track_hold(lines)
+        if self.display is not None:
+            self._stage(lines)
+
+    def commit(self) -> bool:
+        """The frames played (any backlog first) into the ledger, then their lines published;
+        False, nothing published and the view dropped, if the ledger refused them."""
+        if self.ledger is not None:
+            self._check_clock()
+            if not self._records:
+                return True  # nothing new: the backlog waits for `idle`
+            if not self._append(self._records):
+                self._records.clear()
+                self._lines.clear()
+                if self.display is not None:
+                    self.display.discard()  # the history goes back with the game's rewind
+                return False
+            self._records.clear()
+        for line in self._lines:
+            self._publish(line)
+        self._lines.clear()
+        return True
+
+    def acknowledged(self) -> None:
+        """The committed batch's views to the display, one per change, after the ACK: the
+        shoe never waits for the screen."""
+        if self.display is None:
+            return
+        try:
+            self.display.flush()
+        except Exception:
+            self.log.exception("display.failed", **self.where())
+
+    def idle(self) -> None:
+        if self._backlog and self.ledger is not None:
+            self._append([])
+
+    def rewind(self) -> Receiver | None:
+        """After a failed commit the game ran ahead of the ledger: rebuild it from the ledger.
+        None while the ledger cannot even be read (the shoe keeps resending)."""
+        try:
+            return self._rebuild()
+        except LedgerError:
+            return None
+
+    def record(self, kind: str, body: dict[str, Any]) -> None:
+        """An event with no frame behind it: committed now if the ledger takes it, else later."""
+        self._backlog.append((kind, body))
+        self._append([])
+
+    # ---- start: the ledger is the truth ----------------------------------------------------------
+
+    def restore(self) -> Receiver:
+        """Verify the ledger, rebuild the game, complete the results file; where delivery
+        resumes. LedgerError if the ledger is unusable."""
+        assert self.ledger is not None
+        count = self.ledger.verify()
+        receiver = self._rebuild()
+        self._show()
+        republished = self._complete_results()
+        self.log.info("ledger.restored", records=count, state=self.machine.state,
+                      republished=republished, **self.where())
+        if self.machine.state not in BETWEEN_COUPS:
+            self._backlog.append(("restore", {"state": self.machine.state, **self.where()}))
+        return receiver
+
+    def _rebuild(self) -> Receiver:
+        """The game and delivery as the ledger has them: its frames since the last BTN,SHOE.
+
+        Shoes and the shoe's boot id in records `audit prune` removed come from its record.
+        """
+        assert self.ledger is not None
+        kept = self.ledger.start()
+        shoes, start, last = kept.shoes, kept.first_idx, None
+        for record in self.ledger.records(kinds=("frame",)):
+            if opens_shoe(record.body):
+                shoes, start = shoes + 1, record.idx
+            last = record.body
+        self.machine = CoupMachine(self.machine.profile)
+        self._hold = None
+        if last is None:
+            if self.display is not None:
+                self.display.rebuild([])
+            return Receiver()
+        frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
+        replayed = self.machine.restore(frames, max(shoes - 1, 0))
+        self._track_hold(replayed)
+        recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
+        if self.display is not None:
+            self.display.rebuild(recorded)
+        if replayed != recorded:
+            self.log.error("ledger.replay_mismatch", replayed=len(replayed),
+                           recorded=len(recorded))
+        self.boot_id = self._last_boot_id() or kept.boot_id
+        return Receiver.resuming(last["seq"], self.boot_id)
+
+    def _last_boot_id(self) -> str | None:
+        assert self.ledger is not None
+        boot = None
+        for record in self.ledger.records(kinds=("frame",)):
+            boot = hello_boot_id(record.body) or boot
+        return boot
+
+    def _complete_results(self) -> int:
+        """Append the recorded lines the results file lacks (a crash between commit and write)."""
+        if self.results is None or self.results is sys.stdout or self.ledger is None:
+            return 0
+        self.results.seek(0)
+        text = self.results.read()
+        if text and not text.endswith("\n"):  # torn by a crash mid-write: drop the tail
+            whole = text[: text.rfind("\n") + 1]
+            self.results.truncate(len(whole.encode()))
+            text = whole
+        have = text.count("\n") - self.ledger.start().results  # lines of pruned records
+        missing = [r.body["line"] for r in self.ledger.records(kinds=("result",))][max(have, 0):]
+        for line in missing:
+            self.results.write(json.dumps(line) + "\n")
+        self.results.flush()
+        os.fsync(self.results.fileno())
+        return len(missing)
+
+    # ---- the ledger ---------------------------------------------------------------------------
+
+    def _append(self, records: list[Record]) -> bool:
+        """The backlog, then `records`, durably in the ledger; False (said once per outage,
+        the backlog kept) if the ledger refuses them."""
+        assert self.ledger is not None
+        try:
+            self.ledger.append_many(self._backlog + records)
+        except LedgerError as e:
+            if not self.ledger_down:
+                self.log.error("ledger.write_failed", error=str(e), **self.where())
+            self.ledger_down = True
+            self.ledger_error = str(e.__cause__ or e)
+            return False
+        self._backlog.clear()
+        if self.ledger_down:
+            self.ledger_down = False
+            self.log.info("ledger.recovered", **self.where())
+        return True
+
+    def _check_clock(self) -> None:
+        offset = time.time_ns() - time.monotonic_ns()
+        if abs(offset - self._clock_offset) > CLOCK_STEP_NS:
+            self._backlog.append(("clock.step", {"jump_ns": offset - self._clock_offset}))
+            self.log.warning("clock.step", jump_s=round((offset - self._clock_offset) / 1e9, 3))
+        self._clock_offset = offset
+
+    # ---- what a frame says besides the game ---------------------------------------------------
+
+    def _note(self, message: Message, kind: str) -> None:
+        if isinstance(message, Hello):
+            rebooted = kind == RESET and self.boot_id not in (None, message.boot_id)
+            self.boot_id = message.boot_id
+            if rebooted and self.ledger is not None:
+                self._backlog.append(("transport", {"event": "shoe.reboot",
+                                                    "detail": message.boot_id}))
+            (self.log.warning if rebooted else self.log.info)(
+                "shoe.reboot" if rebooted else "shoe.hello",
+                model=message.model, serial=message.serial, firmware=message.firmware,
+                boot_id=message.boot_id, **self.where())
+        elif isinstance(message, Fault):
+            self.log.warning("shoe.fault", code=message.code, on=message.on, **self.where())
+        elif isinstance(message, Button) and message.name == "KEY":
+            self.log.info("supervisor.key", badge=message.arg, **self.where())
+
+    def _track_hold(self, lines: list[dict[str, Any]]) -> None:
+        """The hold in force, from the lines that raise and lift holds."""
+        for line in lines:
+            event = line["event"]
+            if event == "irregularity" and line["hold"]:
+                self._hold = HoldInForce(line["code"], line["rule"])
+            elif event == "irregularity.resolved":
+                self._hold = None
+
+    # ---- publishing -----------------------------------------------------------------------------
+
+    def _publish(self, line: dict[str, Any]) -> None:
+        """A committed result or irregularity: to the results file, then the log."""
+        if self.results is None:
+            self.published.append(line)
+        else:
+            self.results.write(json.dumps(line) + "\n")
+            self.results.flush()
+        event = line["event"]
+        where = {"shoe": line["shoe"], "coup": line["coup"], "frame": self.frame}
+        if event == "coup.result":
+            self.log.info(event, outcome=line["outcome"], **where)
+        elif event == "irregularity":
+            self.log.warning(event, code=line["code"], rule=line["rule"], hold=line["hold"],
+                             detail=line["detail"], **where)
+        else:
+            self.log.info(event, code=line["code"], how=line["how"], by=line["by"], **where)
+
+    def _stage(self, lines: list[dict[str, Any]]) -> None:
+        """The view after one frame, shown only once its batch is acknowledged."""
+        assert self.display is not None
+        try:
+            for line in lines:
+                self.display.record(line)
+            self.display.stage(self.machine)
+        except Exception:
+            self.log.exception("display.failed", **self.where())
+
+    def _show(self) -> None:
+        """The committed state to the display (a snapshot handed over, never awaited).
+
+        The screen is secondary to the table: a fault in building it is logged, never raised.
+        """
+        if self.display is None:
+            return
+        try:
+            self.display.show(self.machine)
+        except Exception:
+            self.log.exception("display.failed", **self.where())
