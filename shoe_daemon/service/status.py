@@ -199,7 +199,7 @@ def pid_alive(pid: int) -> bool:
 
 def _ledger_facts(state_dir: Path) -> dict[str, Any]:
     """The ledger's count, chain and seals, and its latest events, read-only."""
-    from shoe_daemon.audit.export import AuditError, LedgerReader, VerifyFailed
+    from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
 
     facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None}
     try:
