@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -262,7 +263,8 @@ class Table:
         """`count` records in one transaction, as the table commits a frame's lines."""
         start = self.ledger.start()
         base = start.first_idx
-        self.ledger.append_many((kind, {"n": base + i, "table": self.name, "text": "é♠"})
+        self.ledger.append_many((kind, {"type": "CARD", "fields": ["9C"], "n": base + i,
+                                        "table": self.name, "text": "é♠"})
                                 for i in range(count))
 
     def records(self) -> list:
@@ -340,3 +342,51 @@ def assert_exact(database: str, tables: list[Table], timeout: float = 60.0) -> S
         assert [r.idx for r in got] == [r.idx for r in t.records()]
         assert got == t.records()
     return store
+
+
+def floor_toml(table: Table, path: Path) -> Path:
+    """The table's `[floor]` table as an operator writes it."""
+    secret = path.parent / f"{table.name}.password"
+    secret.write_text(table.config.password + "\n")
+    path.write_text("\n".join([
+        "[floor]", f'broker = "{table.config.url}"', f'username = "{table.name}"',
+        f'password_file = "{secret.name}"', f'ca_file = "{table.config.ca_file}"',
+        f'topic_prefix = "{table.config.topic_prefix}"', "keepalive = 5"]) + "\n")
+    return path
+
+
+def spawn(*argv: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+
+
+def kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(20)
+
+
+class Raw:
+    """A bare MQTT 5 client under a table's login: publishes what a test tells it, as a
+    forger holding that login would, and reports the broker's PUBACK reason code."""
+
+    def __init__(self, config: FloorConfig):
+        import threading
+
+        from shoe_daemon.floor.mqtt import connect, make_client
+
+        self.client = make_client(config, f"{config.username}-raw")
+        self._acks: dict[int, int] = {}
+        self._ready = threading.Event()
+        self.client.on_connect = lambda *_: self._ready.set()
+        self.client.on_publish = lambda _c, _u, mid, reason, _p: self._acks.__setitem__(
+            mid, int(reason.value))
+        connect(self.client, config)
+        assert self._ready.wait(20)
+
+    def publish(self, topic: str, payload: bytes) -> int:
+        mid = self.client.publish(topic, payload, qos=1).mid
+        return wait_for(lambda: self._acks.get(mid, -1) + 1, 20, what="a PUBACK") - 1
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
