@@ -46,6 +46,7 @@ class Collector:
         self.log = structlog.get_logger("shoe_floor").bind(collector=config.client_id)
         self.store = Store(config.database)
         self.gaps: dict[str, Gap] = {}
+        self.received = 0  # messages taken from the broker by this process
         self.stored = 0  # records verified and stored by this process
         self._inbox: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
         self._stopping = threading.Event()
@@ -140,6 +141,7 @@ class Collector:
 
     def _write(self, batch: list[mqtt.MQTTMessage]) -> None:
         now = time.time_ns()
+        self.received += len(batch)
         records: dict[str, list[tuple[Record, bytes]]] = defaultdict(list)
         with self.store.batch() as store:
             for msg in batch:

@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from shoe_daemon.floor.outbox import Outbox
+
 CURSOR = Path("floor") / "acked"
 
 
@@ -57,3 +59,14 @@ def acked_index(state_dir: Path) -> int:
     """The highest record the floor's broker has acknowledged (0: none). `audit prune` keeps
     every record after it, so nothing leaves the table before it has reached the floor."""
     return read_cursor(state_dir).idx
+
+
+def backlog(state_dir: Path) -> int:
+    """Committed records the broker has not acknowledged, read from the files alone (for
+    `shoe-daemon status`, which must not disturb the daemon)."""
+    outbox = Outbox(state_dir)
+    try:
+        first, last = outbox.bounds()
+    finally:
+        outbox.close()
+    return max(0, last - max(acked_index(state_dir), first - 1))

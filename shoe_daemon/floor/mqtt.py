@@ -13,7 +13,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.config import FloorConfig, FloorConfigError
 
 SUCCESS_MAX = 0x80  # MQTT 5 reason codes at or above this are failures
 NO_MATCHING_SUBSCRIBERS = 0x10  # accepted, but nobody will ever read it
@@ -24,14 +24,26 @@ def make_client(config: FloorConfig, client_id: str, *, manual_ack: bool = False
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
                          protocol=mqtt.MQTTv5, manual_ack=manual_ack)
     client.username_pw_set(config.username, config.password or None)
-    client.tls_set(ca_certs=str(config.ca_file),
-                   certfile=str(config.cert_file) if config.cert_file else None,
-                   keyfile=str(config.key_file) if config.key_file else None,
-                   cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
+    client.tls_set_context(tls_context(config))
     client.max_inflight_messages_set(inflight)
     client.max_queued_messages_set(0)
     client.reconnect_delay_set(1, 10)
     return client
+
+
+def tls_context(config: FloorConfig) -> ssl.SSLContext:
+    """TLS that trusts the floor's CA alone and checks the broker's name; a file that cannot
+    be used is a configuration error naming its setting."""
+    try:
+        context = ssl.create_default_context(cafile=str(config.ca_file))
+    except (ssl.SSLError, OSError) as e:
+        raise FloorConfigError(f"floor.ca_file: {config.ca_file}: {e}") from e
+    if config.cert_file is not None:
+        try:
+            context.load_cert_chain(str(config.cert_file), str(config.key_file))
+        except (ssl.SSLError, OSError) as e:
+            raise FloorConfigError(f"floor.cert_file: {config.cert_file}: {e}") from e
+    return context
 
 
 def connect(client: mqtt.Client, config: FloorConfig, *, receive_maximum: int = 0) -> None:

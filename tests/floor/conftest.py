@@ -344,14 +344,14 @@ def assert_exact(database: str, tables: list[Table], timeout: float = 60.0) -> S
     return store
 
 
-def floor_toml(table: Table, path: Path) -> Path:
+def floor_toml(table: Table, path: Path, keepalive: int = 5) -> Path:
     """The table's `[floor]` table as an operator writes it."""
     secret = path.parent / f"{table.name}.password"
     secret.write_text(table.config.password + "\n")
     path.write_text("\n".join([
         "[floor]", f'broker = "{table.config.url}"', f'username = "{table.name}"',
         f'password_file = "{secret.name}"', f'ca_file = "{table.config.ca_file}"',
-        f'topic_prefix = "{table.config.topic_prefix}"', "keepalive = 5"]) + "\n")
+        f'topic_prefix = "{table.config.topic_prefix}"', f"keepalive = {keepalive}"]) + "\n")
     return path
 
 
@@ -361,7 +361,8 @@ def spawn(*argv: str) -> subprocess.Popen:
 
 
 def kill(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGKILL)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
     proc.wait(20)
 
 

@@ -46,10 +46,13 @@ def test_committed_records_reach_the_store_once_verified(make_table, collector, 
             for t, link in zip(tables, links, strict=True):
                 t.commit(3 + round_)
                 link.notify()
+                link.publish_state(f'{{"coup": {round_}}}'.encode())
         store = assert_exact(database, tables)
         assert store.alarms() == []
         assert {row["table"]: row["online"] for row in store.tables()} == {
             "t1": "online", "t2": "online"}
+        wait_for(lambda: [bytes(r["state"] or b"") for r in Store(database).tables()] == [
+            b'{"coup": 4}'] * 2, what="the tables' last state")
         wait_for(lambda: all(link.backlog() == 0 for link in links), what="backlog 0")
     finally:
         for link in links:
@@ -291,3 +294,46 @@ def test_a_pruned_ledger_starts_at_its_pruned_record(make_table, collector, data
         assert store.alarms() == []
     finally:
         link.stop()
+
+
+def test_collectors_share_the_load(make_table, collector, database):
+    """Two collectors in one shared subscription: each takes part of every table's stream,
+    out of order for the chain; together they store each ledger once, verified."""
+    tables = [make_table(f"t{i}") for i in range(3)]
+    first, second = collector("collector-1"), collector("collector-2")
+    links = [FloorLink(t.config, t.state_dir, poll=0.1) for t in tables]
+    for link in links:
+        link.start()
+    try:
+        for _ in range(20):
+            for t, link in zip(tables, links, strict=True):
+                t.commit(10)
+                link.notify()
+        store = assert_exact(database, tables)
+        assert first.received > 0 and second.received > 0
+        assert first.stored + second.stored == 600
+        assert store.alarms() == []
+    finally:
+        for link in links:
+            link.stop()
+
+
+def test_the_last_will_says_offline(make_table, collector, database, tmp_path):
+    table = make_table("t1")
+    collector()
+    toml = floor_toml(table, tmp_path / "t1.toml", keepalive=1)
+    proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml))
+    try:
+        online = {}
+
+        def word() -> str | None:
+            store = Store(database)
+            online.update({r["table"]: r["online"] for r in store.tables()})
+            store.close()
+            return online.get("t1")
+
+        wait_for(lambda: word() == "online", what="online")
+        kill(proc)
+        wait_for(lambda: word() == "offline", what="the broker to publish the will")
+    finally:
+        kill(proc)
