@@ -11,6 +11,7 @@ collectors may run with the same `group`: the broker shares the records among th
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -44,7 +45,7 @@ class Collector:
         self.config = config
         self.prefix = config.broker.topic_prefix
         self.log = structlog.get_logger("shoe_floor").bind(collector=config.client_id)
-        self.store = Store(config.database)
+        self.store: Store | None = Store(config.database)
         self.gaps: dict[str, Gap] = {}
         self.received = 0  # messages taken from the broker by this process
         self.stored = 0  # records verified and stored by this process
@@ -60,7 +61,7 @@ class Collector:
 
     def start(self) -> None:
         now = time.monotonic()
-        for table, missing in self.store.gaps().items():
+        for table, missing in self._open_store().gaps().items():
             self.gaps[table] = Gap(missing, now, missing == 1)
         self._thread = threading.Thread(target=self._run, name="floor-collector", daemon=True)
         self._thread.start()
@@ -73,7 +74,7 @@ class Collector:
             self._thread.join(timeout)
         self.client.disconnect()
         self.client.loop_stop()
-        self.store.close()
+        self._drop_store()
 
     def request_stop(self) -> None:
         """Safe from a signal handler: `wait()` returns and the caller calls `stop()`."""
@@ -110,19 +111,24 @@ class Collector:
     def _run(self) -> None:
         while not self._stopping.is_set():
             batch = self._take()
-            if batch:
-                try:
+            try:
+                if batch:
                     self._write(batch)
-                except Exception as e:  # the store is down: nothing acknowledged, retry
-                    self.log.error("collector.store_failed", error=repr(e), held=len(batch))
-                    for msg in batch:
-                        self._inbox.put(msg)
-                    self._stopping.wait(1.0)
-                    continue
+            except Exception as e:  # the store is down: nothing acknowledged, try again
+                self.log.error("collector.store_failed", error=repr(e), held=len(batch))
+                self._drop_store()
                 for msg in batch:
-                    if msg.qos > 0:
-                        self.client.ack(msg.mid, msg.qos)
-            self._ask_resends()
+                    self._inbox.put(msg)
+                self._stopping.wait(1.0)
+                continue
+            for msg in batch:
+                if msg.qos > 0:
+                    self.client.ack(msg.mid, msg.qos)
+            try:
+                self._ask_resends()
+            except Exception as e:
+                self.log.error("collector.resend_failed", error=repr(e))
+                self._drop_store()
 
     def _take(self) -> list[mqtt.MQTTMessage]:
         try:
@@ -140,32 +146,48 @@ class Collector:
         return batch
 
     def _write(self, batch: list[mqtt.MQTTMessage]) -> None:
+        """One transaction; the tables it touches are locked in name order, so collectors
+        sharing a PostgreSQL database never wait on each other in a circle."""
         now = time.time_ns()
         self.received += len(batch)
         records: dict[str, list[tuple[Record, bytes]]] = defaultdict(list)
-        with self.store.batch() as store:
-            for msg in batch:
-                table = topics.table_of(self.prefix, msg.topic)
-                leaf = msg.topic.rsplit("/", 1)[-1]
-                if table is None:
-                    continue
-                if leaf == topics.STATE:
-                    store.set_state(table, bytes(msg.payload), now)
-                elif leaf == topics.ONLINE:
-                    store.set_online(table, bytes(msg.payload).decode(errors="replace"), now)
-                elif leaf == topics.RECORDS:
-                    parsed = chain.parse(msg.payload)
+        latest: dict[tuple[str, str], bytes] = {}  # (table, state|online): the last word
+        for msg in batch:
+            table = topics.table_of(self.prefix, msg.topic)
+            leaf = msg.topic.rsplit("/", 1)[-1]
+            if table is None:
+                continue
+            if leaf == topics.RECORDS:
+                records[table].append((chain.parse(msg.payload), bytes(msg.payload)))
+            elif leaf in (topics.STATE, topics.ONLINE):
+                latest[table, leaf] = bytes(msg.payload)
+        store = self._open_store()
+        with store.batch():
+            for table in sorted(set(records) | {t for t, _ in latest}):
+                tip = store.lock_tip(table)
+                if (table, topics.STATE) in latest:
+                    store.set_state(table, latest[table, topics.STATE], now)
+                if (table, topics.ONLINE) in latest:
+                    store.set_online(table, latest[table, topics.ONLINE].decode(
+                        errors="replace"), now)
+                good: list[tuple[Record, bytes]] = []
+                for parsed, payload in records.get(table, []):
                     if isinstance(parsed, str):
-                        self._alarm(store, table, None, chain.MALFORMED, parsed, msg.payload,
-                                    now)
+                        self._alarm(store, table, None, chain.MALFORMED, parsed, payload, now)
                     else:
-                        records[table].append((parsed, bytes(msg.payload)))
-            for table in sorted(records):
-                self._verify(store, table, records[table], now)
+                        good.append((parsed, payload))
+                if good:
+                    self._verify(store, table, tip, good, now)
 
-    def _verify(self, store: Store, table: str, arrived: list[tuple[Record, bytes]],
-                now: int) -> None:
-        tip = store.lock_tip(table)
+    def _open_store(self) -> Store:
+        """The store, opened again after a failure (a PostgreSQL restart ends the old
+        connection for good)."""
+        if self.store is None:
+            self.store = Store(self.config.database)
+        return self.store
+
+    def _verify(self, store: Store, table: str, tip: chain.Tip | None,
+                arrived: list[tuple[Record, bytes]], now: int) -> None:
         top = tip.idx if tip else 0
         stored = store.hashes(table, min(r.idx for r, _ in arrived), top) if top else {}
         fresh: list[Record] = []
@@ -214,6 +236,12 @@ class Collector:
         if gap is None or gap.missing != missing:
             self.gaps[table] = Gap(missing, time.monotonic(), unanchored)
 
+    def _drop_store(self) -> None:
+        if self.store is not None:
+            with contextlib.suppress(Exception):
+                self.store.close()
+        self.store = None
+
     def _ask_resends(self) -> None:
         """A gap that outlived the grace: alarm once, ask the table to resend, ask again
         every `resend_every` while it stays."""
@@ -231,7 +259,8 @@ class Collector:
                 gap.alarmed = True
                 kind, what = ((chain.UNANCHORED, "the chain's start has not arrived")
                               if gap.unanchored else (chain.GAP, "records are missing"))
-                with self.store.batch() as store:
+                store = self._open_store()
+                with store.batch():
                     self._alarm(store, table, gap.missing, kind,
                                 f"record {gap.missing}: {what}; resend asked", "",
                                 time.time_ns())

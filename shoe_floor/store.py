@@ -158,12 +158,12 @@ class Store:
                         (table, idx, kind, detail, payload, now))
 
     def set_state(self, table: str, state: bytes, now: int) -> None:
-        self.lock_tip(table)
+        """After `lock_tip(table)` in the same batch."""
         self.db.execute(self.q("UPDATE tables SET state = ?, state_at = ? WHERE table_id = ?"),
                         (state, now, table))
 
     def set_online(self, table: str, word: str, now: int) -> None:
-        self.lock_tip(table)
+        """After `lock_tip(table)` in the same batch."""
         self.db.execute(self.q("UPDATE tables SET online = ?, online_at = ? "
                                "WHERE table_id = ?"), (word, now, table))
 

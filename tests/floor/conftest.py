@@ -209,15 +209,17 @@ class Postgres:
         subprocess.run([*prefix, *argv], check=True, capture_output=True, timeout=120)
 
     def start(self) -> None:
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U",
-                  "floor", "--no-sync", "-E", "UTF8")
+        if not self.data.exists():
+            self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U",
+                      "floor", "--no-sync", "-E", "UTF8")
         opts = f"-c listen_addresses='' -c unix_socket_directories={self.sock} -c fsync=off"
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-l",
                   str(self.dir / "pg.log"), "-o", opts, "start")
 
-    def stop(self) -> None:
+    def stop(self, remove: bool = True) -> None:
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if remove:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def url(self, db: str) -> str:
         return f"postgresql://floor@/{db}?host={self.sock}"

@@ -15,9 +15,12 @@ from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.floor.outbox import message
 from shoe_daemon.floor.topics import ONLINE, RECORDS, STATE, topic
 from shoe_floor.chain import BROKEN, CONFLICT, EDITED, GAP, MALFORMED, UNANCHORED
+from shoe_floor.collector import Collector
+from shoe_floor.config import load
 from shoe_floor.store import Store
 from tests.floor.conftest import (
     PREFIX,
+    Postgres,
     Raw,
     assert_exact,
     floor_toml,
@@ -337,3 +340,36 @@ def test_the_last_will_says_offline(make_table, collector, database, tmp_path):
         wait_for(lambda: word() == "offline", what="the broker to publish the will")
     finally:
         kill(proc)
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_the_database_down_for_a_while(make_table, collector_toml, broker):
+    """PostgreSQL restarted under the collector: nothing acknowledged while it is down, the
+    broker keeps the messages, the collector opens the store again and catches up."""
+    pg = Postgres()
+    pg.start()
+    try:
+        database = pg.new_database()
+        table = make_table("t1")
+        c = Collector(load(collector_toml(database=database)))
+        c.start()
+        link = FloorLink(table.config, table.state_dir, poll=0.1)
+        link.start()
+        try:
+            table.commit(10)
+            link.notify()
+            assert_exact(database, [table])
+            pg.stop(remove=False)
+            for _ in range(10):
+                table.commit(10)
+                link.notify()
+            wait_for(lambda: link.backlog() == 0, what="the broker to take the records")
+            pg.start()
+            store = assert_exact(database, [table])
+            assert store.alarms() == []
+            store.close()
+        finally:
+            link.stop()
+            c.stop()
+    finally:
+        pg.stop()
