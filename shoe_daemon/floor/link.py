@@ -14,6 +14,7 @@ It runs in its own thread beside paho's network thread. The table only calls `no
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -104,7 +105,8 @@ class FloorLink:
             self._thread.join(timeout)
         if self._connected:
             info = self._client.publish(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True)
-            info.wait_for_publish(timeout)
+            with contextlib.suppress(RuntimeError, ValueError):  # the broker went meanwhile
+                info.wait_for_publish(timeout)
         self._client.disconnect()
         self._client.loop_stop()
         self._settle()
