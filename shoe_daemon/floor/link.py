@@ -1,0 +1,233 @@
+"""The table's floor link: the ledger's committed records to the floor's broker, in order,
+nothing lost, never in the table's way.
+
+The ledger is the outbox. The link keeps one durable fact, the cursor (floor/cursor.py):
+the highest index below which the broker has acknowledged every record. It publishes from
+there with QoS 1, advances the cursor only over a contiguous acknowledged prefix, and after
+any outage (broker down, network cut, the daemon killed, power lost) starts again from the
+cursor: a record may go twice, never zero times. The collector drops duplicates.
+
+It runs in its own thread beside paho's network thread. The table only calls `notify()`
+(a commit happened) and `publish_state()`; both return at once, whatever the broker does.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import structlog
+
+from shoe_daemon.floor import topics
+from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.cursor import Cursor, read_cursor, write_cursor
+from shoe_daemon.floor.mqtt import connect, delivered, make_client
+from shoe_daemon.floor.outbox import Outbox, message
+
+ONLINE, OFFLINE = b"online", b"offline"
+
+
+class FloorLink:
+    def __init__(self, config: FloorConfig, state_dir: Path, *, poll: float = 1.0,
+                 window: int = 200, retry: float = 2.0):
+        self.config = config
+        self.state_dir = state_dir
+        self.poll = poll        # s between looks at the ledger when no commit is notified
+        self.window = window    # records published and not yet acknowledged, at most
+        self.retry = retry      # s before publishing again after the broker refused one
+        self.log = structlog.get_logger("shoe_daemon").bind(table=config.table, part="floor")
+        self._outbox = Outbox(state_dir)
+        self._topic = topics.topic(config.topic_prefix, config.table, topics.RECORDS)
+        self._cursor = Cursor()
+        self._next = 1
+        self._tail = 0
+        self._inflight: dict[int, tuple[int, str]] = {}  # mid -> (idx, hash)
+        self._done: dict[int, str] = {}  # acknowledged beyond the cursor: idx -> hash
+        self._retry_at = 0.0
+        self._acks: collections.deque[tuple[int, int]] = collections.deque()
+        self._resends: collections.deque[int] = collections.deque()
+        self._state: bytes | None = None
+        self._last_state: bytes | None = None  # published again after a reconnect
+        self._state_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._connected = False
+        self._thread: threading.Thread | None = None
+        self._client = make_client(config, client_id=config.table, inflight=window)
+        self._client.will_set(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_publish = self._on_publish
+        self._client.on_message = self._on_message
+
+    # The table's side: each returns at once.
+
+    def start(self) -> None:
+        self._cursor = self._trusted_cursor()
+        self._next = self._cursor.idx + 1
+        self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
+        self._thread.start()
+        connect(self._client, self.config)
+        self.log.info("floor.start", broker=self.config.url, acked=self._cursor.idx)
+
+    def notify(self) -> None:
+        """The table committed records: publish them now rather than at the next poll."""
+        self._wake.set()
+
+    def publish_state(self, payload: bytes) -> None:
+        """The table's public view, retained on `{prefix}/{table}/state` (the latest wins)."""
+        with self._state_lock:
+            self._state = payload
+        self._wake.set()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    @property
+    def acked(self) -> int:
+        return self._cursor.idx
+
+    def backlog(self) -> int:
+        """Committed records the broker has not acknowledged (as of the last look)."""
+        return max(0, self._tail - self._cursor.idx)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Say offline, stop, and keep the cursor; what is unacknowledged goes next time."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        if self._connected:
+            info = self._client.publish(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True)
+            with contextlib.suppress(RuntimeError, ValueError):  # the broker went meanwhile
+                info.wait_for_publish(timeout)
+        self._client.disconnect()
+        self._client.loop_stop()
+        self._settle()
+        self._outbox.close()
+        self.log.info("floor.stop", acked=self._cursor.idx, backlog=self.backlog())
+
+    # paho's network thread: record what happened, wake the link's thread, nothing more.
+
+    def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, reason: Any,
+                    _p: Any) -> None:
+        if reason.is_failure:
+            self.log.warning("floor.refused", reason=str(reason))
+            return
+        client.subscribe(self._leaf(topics.RESEND), qos=1)
+        client.publish(self._leaf(topics.ONLINE), ONLINE, qos=1, retain=True)
+        self._connected = True
+        self.log.info("floor.connected", session_present=bool(flags.session_present))
+        with self._state_lock:
+            self._state = self._state if self._state is not None else self._last_state
+        self._wake.set()
+
+    def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
+        if self._connected:
+            self.log.warning("floor.disconnected", reason=str(reason), backlog=self.backlog())
+        self._connected = False
+
+    def _on_publish(self, _c: mqtt.Client, _u: Any, mid: int, reason: Any, _p: Any) -> None:
+        self._acks.append((mid, int(reason.value)))
+        self._wake.set()
+
+    def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            start = int(msg.payload.decode().strip())
+        except (UnicodeDecodeError, ValueError):
+            self.log.warning("floor.bad_resend", payload=msg.payload[:40].hex())
+            return
+        self._resends.append(max(1, start))
+        self._wake.set()
+
+    # The link's thread.
+
+    def _leaf(self, leaf: str) -> str:
+        return topics.topic(self.config.topic_prefix, self.config.table, leaf)
+
+    def _trusted_cursor(self) -> Cursor:
+        """The stored cursor if it belongs to this ledger; else from the start."""
+        try:
+            cursor = read_cursor(self.state_dir)
+        except ValueError as e:
+            self.log.warning("floor.cursor_unreadable", error=str(e))
+            return Cursor()
+        first, last = self._outbox.bounds()
+        if cursor.idx == 0 or first > cursor.idx:
+            return cursor  # nothing sent yet, or its record was pruned after it was sent
+        if cursor.idx > last or self._outbox.hash_of(cursor.idx) != cursor.hash:
+            self.log.warning("floor.cursor_foreign", cursor=cursor.idx, ledger_last=last)
+            return Cursor()
+        return cursor
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait(self.poll)
+            self._wake.clear()
+            try:
+                self._step()
+            except Exception as e:  # a ledger read failing must not end the link
+                self.log.error("floor.error", error=repr(e))
+                self._stopping.wait(self.retry)
+
+    def _step(self) -> None:
+        self._settle()
+        while self._resends:
+            start = self._resends.popleft()
+            self.log.info("floor.resend", start=start, next=self._next)
+            self._next = min(self._next, start)
+        first, self._tail = self._outbox.bounds()
+        if first > self._cursor.idx + 1:  # pruned before the floor ever saw them
+            self._cursor = Cursor(first - 1, "")
+        self._next = max(self._next, first or 1)
+        if not self._connected:
+            return
+        self._send_state()
+        if time.monotonic() < self._retry_at:
+            return
+        room = self.window - len(self._inflight)
+        if room <= 0 or self._next > self._tail:
+            return
+        for record in self._outbox.after(self._next, room):
+            info = self._client.publish(self._topic, message(record), qos=1)
+            self._inflight[info.mid] = (record.idx, record.hash)
+            self._next = record.idx + 1
+        self._wake.set()  # look again at once: more may be waiting, or room left
+
+    def _send_state(self) -> None:
+        with self._state_lock:
+            state, self._state = self._state, None
+        if state is not None:
+            self._client.publish(self._leaf(topics.STATE), state, qos=1, retain=True)
+            self._last_state = state
+
+    def _settle(self) -> None:
+        """Take the broker's acknowledgements; move the cursor over the contiguous prefix."""
+        refused: list[int] = []
+        while self._acks:
+            mid, reason = self._acks.popleft()
+            sent = self._inflight.pop(mid, None)
+            if sent is None:
+                continue
+            if delivered(reason):
+                self._done[sent[0]] = sent[1]
+            else:
+                refused.append(sent[0])
+                self.log.warning("floor.not_delivered", idx=sent[0], reason=hex(reason))
+        if refused:
+            self._next = min(self._next, *refused)
+            self._retry_at = time.monotonic() + self.retry
+        cursor = self._cursor
+        while cursor.idx + 1 in self._done:
+            cursor = Cursor(cursor.idx + 1, self._done.pop(cursor.idx + 1))
+        for idx in [i for i in self._done if i <= cursor.idx]:
+            del self._done[idx]
+        if cursor != self._cursor:
+            write_cursor(self.state_dir, cursor)
+            self._cursor = cursor

@@ -1,0 +1,2 @@
+"""The pit's floor collector: every table's ledger from the broker into one database
+(docs/floor.md)."""

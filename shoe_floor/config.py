@@ -1,0 +1,81 @@
+"""The collector's file (`shoe-floor collect --config floor.toml`): its broker login in a
+`[floor]` table of the same shape as a table's, and its own `[collector]` settings."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
+
+
+class CollectorConfigError(ValueError):
+    """A setting is missing or wrong; the message names it."""
+
+
+@dataclass(frozen=True)
+class CollectorConfig:
+    broker: FloorConfig
+    database: str           # postgresql://... or the path of an SQLite file
+    client_id: str          # stable: the broker keeps this collector's session under it
+    group: str = "shoe-floor"  # the shared subscription's group: collectors that share
+    batch_size: int = 500   # messages per transaction at most
+    batch_wait: float = 0.05  # s to wait for a batch to fill once a message is in
+    gap_grace: float = 1.0  # s a gap may last (records still on their way) before resend
+    resend_every: float = 5.0  # s between two resend requests for the same gap
+
+
+_DEFAULTS = CollectorConfig.__dataclass_fields__
+_KEYS = {"database", "client_id", "group", "batch_size", "batch_wait", "gap_grace",
+         "resend_every"}
+
+
+def load(path: Path) -> CollectorConfig:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise CollectorConfigError(f"{path}: {e}") from e
+    return parse(data, path.parent)
+
+
+def parse(data: dict[str, Any], base: Path | None = None) -> CollectorConfig:
+    try:
+        broker = parse_floor(data.get("floor"), base)
+    except FloorConfigError as e:
+        raise CollectorConfigError(str(e)) from e
+    if broker is None:
+        raise CollectorConfigError("floor: missing (the collector's broker login)")
+    section = data.get("collector", {})
+    unknown = sorted(set(section) - _KEYS)
+    if unknown:
+        raise CollectorConfigError(f"collector.{unknown[0]}: unknown setting "
+                                   f"(known: {', '.join(sorted(_KEYS))})")
+    database = section.get("database")
+    if not isinstance(database, str) or not database:
+        raise CollectorConfigError("collector.database: missing (postgresql://... or the path "
+                                   "of an SQLite file)")
+    if not database.startswith(("postgresql://", "postgres://")) and base is not None:
+        database = str(base / database)
+    values: dict[str, Any] = {"broker": broker, "database": database,
+                              "client_id": _text(section, "client_id", broker.username),
+                              "group": _text(section, "group", "shoe-floor")}
+    for key in ("batch_size",):
+        value = section.get(key, _DEFAULTS[key].default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 65535:
+            raise CollectorConfigError(f"collector.{key}: must be a whole number 1 to 65535")
+        values[key] = value
+    for key in ("batch_wait", "gap_grace", "resend_every"):
+        value = section.get(key, _DEFAULTS[key].default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise CollectorConfigError(f"collector.{key}: must be a number of seconds >= 0")
+        values[key] = float(value)
+    return CollectorConfig(**values)
+
+
+def _text(section: dict[str, Any], key: str, default: str) -> str:
+    value = section.get(key, default)
+    if not isinstance(value, str) or not value or set(value) & set("/+#"):
+        raise CollectorConfigError(f"collector.{key}: must be a name without / + #")
+    return value

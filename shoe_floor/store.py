@@ -1,0 +1,194 @@
+"""Where the collector keeps the floor: PostgreSQL (psycopg 3), or SQLite for a one-machine
+trial. One schema, the same SQL but for placeholders and a few types.
+
+- `records`: every verified record, keyed by (table_id, idx), written with ON CONFLICT DO
+  NOTHING so a record delivered twice is stored once. Only a record that links to the one
+  before it is stored here, so `records` of a table is always an unbroken chain from its
+  start to `tables.tip_idx`.
+- `pending`: records that arrived ahead of a gap, waiting for the records before them.
+- `alarms`: what the chain check refused, named (shoe_floor.chain), with the message.
+- `tables`: each table's verified tip, and its last retained state and online word.
+
+Times are Unix nanoseconds (BIGINT), as in the table's ledger. A batch is one transaction;
+the collector acknowledges its MQTT messages only after it commits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from shoe_daemon.audit.ledger import Record, canonical
+from shoe_floor.chain import Tip
+
+_COLUMNS = "table_id, idx, wall_ns, mono_ns, boot, kind, body, prev, hash, mac, received_at"
+_RECORD = """(
+    table_id TEXT NOT NULL, idx BIGINT NOT NULL, wall_ns BIGINT NOT NULL,
+    mono_ns BIGINT NOT NULL, boot TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+    prev TEXT NOT NULL, hash TEXT NOT NULL, mac TEXT NOT NULL, received_at BIGINT NOT NULL,
+    PRIMARY KEY (table_id, idx%s))"""
+_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS records " + _RECORD % "",
+    "CREATE TABLE IF NOT EXISTS pending " + _RECORD % ", hash",
+    """CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY, tip_idx BIGINT NOT NULL DEFAULT 0, tip_hash TEXT,
+    state %(blob)s, state_at BIGINT, online TEXT, online_at BIGINT)""",
+    """CREATE TABLE IF NOT EXISTS alarms (
+    id %(serial)s, table_id TEXT NOT NULL, idx BIGINT, kind TEXT NOT NULL,
+    detail TEXT NOT NULL, payload TEXT, raised_at BIGINT NOT NULL)""",
+]
+_SQLITE = {"blob": "BLOB", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
+_POSTGRES = {"blob": "BYTEA", "serial": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
+
+
+def _row(table: str, r: Record, now: int) -> tuple[Any, ...]:
+    return (table, r.idx, r.wall_ns, r.mono_ns, r.boot, r.kind, canonical(r.body), r.prev,
+            r.hash, r.mac, now)
+
+
+def _record(row: tuple[Any, ...]) -> Record:
+    return Record(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6], row[7],
+                  row[8])
+
+
+class Store:
+    """One connection, one writer; `batch()` is one transaction."""
+
+    def __init__(self, database: str):
+        self.database = database
+        self.postgres = database.startswith(("postgresql://", "postgres://"))
+        if self.postgres:
+            import psycopg  # only the PostgreSQL store needs it: the `floor` extra
+
+            self.db: Any = psycopg.connect(database, autocommit=True)
+            self.p = "%s"
+            ddl = _POSTGRES
+        else:
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(database, isolation_level=None, timeout=30.0,
+                                      check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.p = "?"
+            ddl = _SQLITE
+        with self.batch():
+            for statement in _SCHEMA:
+                self.db.execute(statement % ddl)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def q(self, sql: str) -> str:
+        return sql.replace("?", self.p)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[Store]:
+        if self.postgres:
+            with self.db.transaction():
+                yield self
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _all(self, sql: str, args: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        return list(self.db.execute(self.q(sql), tuple(args)).fetchall())
+
+    def _many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        if self.postgres:
+            with self.db.cursor() as cur:
+                cur.executemany(self.q(sql), rows)
+        else:
+            self.db.executemany(sql, rows)
+
+    # Inside a batch.
+
+    def lock_tip(self, table: str) -> Tip | None:
+        """The table's verified tip, locked for this transaction (None: not yet anchored)."""
+        self.db.execute(self.q("INSERT INTO tables (table_id) VALUES (?) "
+                               "ON CONFLICT DO NOTHING"), (table,))
+        lock = " FOR UPDATE" if self.postgres else ""
+        idx, digest = self._all("SELECT tip_idx, tip_hash FROM tables WHERE table_id = ?"
+                                + lock, (table,))[0]
+        return None if digest is None else Tip(idx, digest)
+
+    def set_tip(self, table: str, tip: Tip) -> None:
+        self.db.execute(self.q("UPDATE tables SET tip_idx = ?, tip_hash = ? WHERE table_id = ?"),
+                        (tip.idx, tip.hash, table))
+
+    def hashes(self, table: str, low: int, high: int) -> dict[int, str]:
+        rows = self._all("SELECT idx, hash FROM records WHERE table_id = ? AND idx BETWEEN ? "
+                         "AND ?", (table, low, high))
+        return {idx: digest for idx, digest in rows}
+
+    def pending(self, table: str) -> list[Record]:
+        rows = self._all("SELECT idx, wall_ns, mono_ns, boot, kind, body, prev, hash, mac "
+                         "FROM pending WHERE table_id = ? ORDER BY idx", (table,))
+        return [_record(row) for row in rows]
+
+    def add_pending(self, table: str, records: list[Record], now: int) -> None:
+        self._many(f"INSERT INTO pending ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                   "ON CONFLICT DO NOTHING", [_row(table, r, now) for r in records])
+
+    def drop_pending(self, table: str, through: int, refused: list[Record]) -> None:
+        """Forget pending records up to `through` (now verified) and the refused ones."""
+        self.db.execute(self.q("DELETE FROM pending WHERE table_id = ? AND idx <= ?"),
+                        (table, through))
+        self._many("DELETE FROM pending WHERE table_id = ? AND idx = ? AND hash = ?",
+                   [(table, r.idx, r.hash) for r in refused])
+
+    def add_records(self, table: str, records: list[Record], now: int) -> None:
+        self._many(f"INSERT INTO records ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                   "ON CONFLICT DO NOTHING", [_row(table, r, now) for r in records])
+
+    def alarm(self, table: str, idx: int | None, kind: str, detail: str, payload: str,
+              now: int) -> None:
+        self.db.execute(self.q("INSERT INTO alarms (table_id, idx, kind, detail, payload, "
+                               "raised_at) VALUES (?,?,?,?,?,?)"),
+                        (table, idx, kind, detail, payload, now))
+
+    def set_state(self, table: str, state: bytes, now: int) -> None:
+        """After `lock_tip(table)` in the same batch."""
+        self.db.execute(self.q("UPDATE tables SET state = ?, state_at = ? WHERE table_id = ?"),
+                        (state, now, table))
+
+    def set_online(self, table: str, word: str, now: int) -> None:
+        """After `lock_tip(table)` in the same batch."""
+        self.db.execute(self.q("UPDATE tables SET online = ?, online_at = ? "
+                               "WHERE table_id = ?"), (word, now, table))
+
+    # Reading, for the collector's start, the page and the tests.
+
+    def gaps(self) -> dict[str, int]:
+        """Tables with records waiting behind a gap: the index each waits for."""
+        rows = self._all("SELECT t.table_id, t.tip_idx, t.tip_hash FROM tables t WHERE EXISTS "
+                         "(SELECT 1 FROM pending p WHERE p.table_id = t.table_id)")
+        return {table: (idx + 1 if digest is not None else 1) for table, idx, digest in rows}
+
+    def records(self, table: str) -> list[Record]:
+        rows = self._all("SELECT idx, wall_ns, mono_ns, boot, kind, body, prev, hash, mac "
+                         "FROM records WHERE table_id = ? ORDER BY idx", (table,))
+        return [_record(row) for row in rows]
+
+    def alarms(self, table: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT table_id, idx, kind, detail, payload, raised_at FROM alarms"
+        rows = self._all(sql + (" WHERE table_id = ?" if table else "") + " ORDER BY id",
+                         (table,) if table else ())
+        keys = ("table", "idx", "kind", "detail", "payload", "raised_at")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def tables(self) -> list[dict[str, Any]]:
+        rows = self._all("SELECT table_id, tip_idx, tip_hash, state, online FROM tables "
+                         "ORDER BY table_id")
+        keys = ("table", "tip_idx", "tip_hash", "state", "online")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
