@@ -1,6 +1,6 @@
 """Playing cards as the shoe names them, and their baccarat points.
 
-A card code is rank then suit, exactly as on the wire (shoe-line-protocol.md, `CARD`):
+A card code is rank then suit, exactly as on the wire (docs/shoe-line-protocol.md, `CARD`):
 rank `A 2-9 T J Q K`, suit `C D H S`. `??` is the reader's "could not read".
 Points follow 000 Table I and 001 ("picture cards and tens count nothing, ace = 1");
 a hand's total drops the tens (000 Table I: "5 and 7 counts 2").
