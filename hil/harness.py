@@ -118,7 +118,7 @@ def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.
             if '"display.listening"' in line:
                 return str(json.loads(line)["url"])
         if proc.poll() is not None:
-            raise RuntimeError(f"daemon exited {proc.returncode}: {log.read_text()[-2000:]}")
+            raise RuntimeError(f"the daemon exited {proc.returncode}: {log.read_text()[-2000:]}")
         time.sleep(0.05)
     raise RuntimeError("the daemon did not announce its display")
 
@@ -204,6 +204,9 @@ def demo(profile: str, shoes: int, pace: float, seed: int, http: str,
                 time.sleep(0.2)
         except KeyboardInterrupt:
             pass
+        except RuntimeError as failed:  # the daemon did not start: say why, not a traceback
+            print(f"demo: {failed}", file=sys.stderr)
+            return 1
         finally:
             stop(shoe)
             stop(daemon)

@@ -12,6 +12,7 @@ import json
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -152,3 +153,16 @@ def test_the_demo_shows_the_url_first_then_each_coup_in_words() -> None:
     assert coups == [1, 2, 3, 4, 5]
     assert any("HOLD, unreadable card" in text for text in seen)
     assert any("hold lifted, unreadable card: ENTER" in text for text in seen)
+
+
+def test_a_busy_port_is_said_in_a_line_not_a_traceback() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        demo = Demo("--http", f"127.0.0.1:{taken.getsockname()[1]}")
+        rc = demo.proc.wait(60)
+    assert demo.proc.stderr is not None
+    err = demo.proc.stderr.read()
+    assert rc == 1
+    assert err.startswith("demo: the daemon exited 2: ") and "address already in use" in err, err
+    assert "Traceback" not in err
