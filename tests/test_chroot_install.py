@@ -49,7 +49,7 @@ def bare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A minimal Bookworm with this checkout in /src; copied, never used itself."""
     assert os.geteuid() == 0, "the chroot test needs root (CI runs as root)"
     debootstrap = shutil.which("debootstrap")
-    assert debootstrap, "debootstrap is not installed: apt-get install debootstrap"
+    assert debootstrap, "debootstrap is not installed: bash scripts/setup --test"
     root = tmp_path_factory.mktemp("bookworm")
     root.chmod(0o755)  # it becomes "/": every user must be able to traverse it
     subprocess.run([debootstrap, "--variant=minbase", "bookworm", str(root), MIRROR],
