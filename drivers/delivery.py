@@ -1,4 +1,4 @@
-"""The host's side of go-back-N delivery (shoe-line-protocol.md, "Delivery").
+"""The host's side of go-back-N delivery (docs/shoe-line-protocol.md, "Delivery").
 
 A plain object with no I/O, so the same rules serve the live line and capture
 replay: each frame is accepted exactly once, in order, and every verdict says

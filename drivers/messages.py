@@ -1,4 +1,4 @@
-"""Shoe Line Protocol messages (shoe-line-protocol.md): one class per frame TYPE.
+"""Shoe Line Protocol messages (docs/shoe-line-protocol.md): one class per frame TYPE.
 
 Every constructor validates, so a Message object is always exactly what the spec
 allows: the encoder can trust it and a decoded frame can be re-encoded to the same
@@ -66,7 +66,7 @@ _FIELD_FORBIDDEN = frozenset(",$*")
 
 
 class MessageError(ValueError):
-    """A message that is not exactly what shoe-line-protocol.md allows."""
+    """A message that is not exactly what docs/shoe-line-protocol.md allows."""
 
 
 def _fail(type_: str, what: str, value: object) -> MessageError:

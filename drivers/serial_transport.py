@@ -22,7 +22,7 @@ import serial
 
 from drivers.transport import Settings, Transport, TransportLost, register
 
-MIN_BAUDRATE = 9600  # shoe-line-protocol.md, "Physical defaults"
+MIN_BAUDRATE = 9600  # docs/shoe-line-protocol.md, "Physical defaults"
 MAX_BAUDRATE = 921600
 READ_CHUNK = 4096  # more than the shoe can send between two reads; one read drains it all
 

@@ -3,7 +3,8 @@
 `run_table(...)` starts `python -m hil.shoe` (a pty or a simulated USB device), starts
 `shoe-daemon run` on it, waits for the shoe to deal everything and be acknowledged, stops
 the daemon with SIGTERM, and returns the daemon's published results beside the shoe's
-ground truth. `python -m hil.harness demo` is the README's live table.
+ground truth. `python -m hil.harness demo` is the README's live table: the display's URL,
+then each published line in words (hil/readable.py), or as JSON with `--json`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from hil.readable import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,8 +105,8 @@ def start_daemon(
         cmd += ["--port", str(workdir / "shoe")]
     cmd += list(extra)
     log = (workdir / "daemon.log").open("a")  # restarts append: one log per run
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=None if results == "-" else subprocess.DEVNULL,
-                            stderr=log, text=True, env=env)
+    out = subprocess.PIPE if results == "-" else subprocess.DEVNULL  # "-": read by the caller
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=log, text=True, env=env)
 
 
 def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.0) -> str:
@@ -114,7 +118,7 @@ def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.
             if '"display.listening"' in line:
                 return str(json.loads(line)["url"])
         if proc.poll() is not None:
-            raise RuntimeError(f"daemon exited {proc.returncode}: {log.read_text()[-2000:]}")
+            raise RuntimeError(f"the daemon exited {proc.returncode}: {log.read_text()[-2000:]}")
         time.sleep(0.05)
     raise RuntimeError("the daemon did not announce its display")
 
@@ -159,28 +163,55 @@ def run_table(
     )
 
 
-def demo(profile: str, shoes: int, pace: float, seed: int, http: str) -> int:
-    """A live table: the simulated shoe deals at a croupier's pace, the daemon prints results
-    and serves the table display."""
+def relay(stream: IO[str], as_json: bool) -> None:
+    """The daemon's published lines to stdout: as they are with --json, else in words."""
+    watched = True
+    for text in stream:  # read to the end, so the daemon never blocks on a full pipe
+        if not watched:
+            continue
+        try:
+            print(text.rstrip("\n") if as_json else describe(json.loads(text)), flush=True)
+        except BrokenPipeError:  # the watcher went away (`| head`): end the demo quietly
+            watched = False
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
+def demo(profile: str, shoes: int, pace: float, seed: int, http: str,
+         faults: list[str], as_json: bool) -> int:
+    """A live table: the simulated shoe deals at a croupier's pace, the daemon serves the table
+    display and publishes each result, shown in words (or as its JSON line)."""
     def _stop(*_: Any) -> None:
         raise KeyboardInterrupt  # SIGTERM too: stop both children and remove the folder
 
     signal.signal(signal.SIGTERM, _stop)
+    info = sys.stderr if as_json else sys.stdout  # with --json, stdout is the lines alone
+    reader: threading.Thread | None = None
     with tempfile.TemporaryDirectory(prefix="shoe-demo-") as tmp:
         workdir = Path(tmp)
-        shoe, hello = start_shoe(workdir, profile, shoes=shoes, seed=seed, pace=pace)
-        print(f"simulated shoe on {hello.get('pty')} (link {workdir / 'shoe'}); "
-              f"daemon log in {workdir / 'daemon.log'}; Ctrl-C to stop", file=sys.stderr)
+        shoe, hello = start_shoe(workdir, profile, shoes=shoes, seed=seed, pace=pace,
+                                 faults=faults)
         daemon = start_daemon(workdir, profile, results="-", http=http)
         try:
-            print(f"table display: {display_url(workdir, daemon)}", file=sys.stderr)
+            print(f"table display: {display_url(workdir, daemon)} (open it in a browser)",
+                  file=info, flush=True)
+            print(f"simulated {profile} shoe, seed {seed}, on {hello.get('pty')}; daemon log "
+                  f"in {workdir / 'daemon.log'}; Ctrl-C to stop", file=info, flush=True)
+            assert daemon.stdout is not None
+            reader = threading.Thread(target=relay, args=(daemon.stdout, as_json))
+            reader.start()
             while shoe.poll() is None and daemon.poll() is None:
                 time.sleep(0.2)
         except KeyboardInterrupt:
             pass
+        except RuntimeError as failed:  # the daemon did not start: say why, not a traceback
+            print(f"demo: {failed}", file=sys.stderr)
+            return 1
         finally:
             stop(shoe)
             stop(daemon)
+            if reader is not None:
+                reader.join()  # the daemon's last lines, up to its exit
     return 0
 
 
@@ -194,8 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     d.add_argument("--http", default="127.0.0.1:8080",
                    help="where the daemon serves the table display (port 0: any free port)")
+    d.add_argument("--fault", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="the simulated shoe's fault switches (docs/simulated-shoe.md)")
+    d.add_argument("--json", action="store_true",
+                   help="print the daemon's published JSON lines instead of words")
     args = parser.parse_args(argv)
-    return demo(args.profile, args.shoes, args.pace, args.seed, args.http)
+    return demo(args.profile, args.shoes, args.pace, args.seed, args.http, args.fault,
+                args.json)
 
 
 if __name__ == "__main__":

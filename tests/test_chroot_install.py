@@ -3,7 +3,9 @@ copy of it systemd/install.sh runs exactly as on a fresh Pi (apt, the system use
 directory and the key made as that user, the unit, the rules, the configuration); in another
 copy the Debian package (systemd/build-deb.sh, for this machine's architecture) is installed
 with apt. In both, the service's ExecStart then runs as its user, with its environment,
-against a real notification socket, until READY=1, watchdog pings and a clean stop.
+against a real notification socket, until READY=1, watchdog pings and a clean stop. In a
+third, a fresh clone runs the README's two commands: setup installs every Debian package
+itself, the demo shows coups, and a subset of the tests passes (Chromium, ptys, systemd).
 
 Slow (a Debian root from the network, about three minutes) and root-only, so it runs only
 with `pytest --chroot` (CI does: see .ci/run). The chroots get fresh /proc and /dev/pts
@@ -14,13 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -44,7 +49,7 @@ def bare(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A minimal Bookworm with this checkout in /src; copied, never used itself."""
     assert os.geteuid() == 0, "the chroot test needs root (CI runs as root)"
     debootstrap = shutil.which("debootstrap")
-    assert debootstrap, "debootstrap is not installed: apt-get install debootstrap"
+    assert debootstrap, "debootstrap is not installed: bash scripts/setup --test"
     root = tmp_path_factory.mktemp("bookworm")
     root.chmod(0o755)  # it becomes "/": every user must be able to traverse it
     subprocess.run([debootstrap, "--variant=minbase", "bookworm", str(root), MIRROR],
@@ -223,3 +228,76 @@ def test_purging_the_package_keeps_the_ledger_and_keys(packaged: Path) -> None:
     assert not (root / "usr/lib/systemd/system/shoe-daemon.service").exists()
     assert (root / "var/lib/shoe-daemon/ledger.sqlite3").is_file()
     assert (root / "var/lib/shoe-daemon/keys/current").is_file()
+
+
+# ---- a fresh clone, as a newcomer meets it --------------------------------------------------
+# The README's two commands from a clone of the committed tree, in a root where nothing of
+# theirs is installed (no Python even): scripts/setup must bring every Debian package itself.
+SOURCES = """deb http://deb.debian.org/debian bookworm main
+deb http://deb.debian.org/debian bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main
+"""  # as Debian's installer leaves them: Chromium's current build is in the security suite
+CLONE = "/root/shoe-daemon"
+SUBSET = ["tests/test_setup.py", "tests/test_demo.py", "tests/test_systemd_units.py",
+          "tests/test_display_browser.py::test_punto_banco_names_its_sides_and_shows_swiss_nine",
+          "tests/test_hil.py::test_each_fault_switch_alone[unplug=2]",
+          "tests/test_audit.py::test_public_key_output_is_a_pem_file_and_the_key_id_is_openssls"]
+
+
+@pytest.fixture(scope="module")
+def fresh(bare: Path) -> Iterator[Path]:
+    with copy_of(bare, "fresh") as root:
+        (root / "etc/apt/sources.list").write_text(SOURCES)
+        clone = root / CLONE.lstrip("/")
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", head], check=True)
+        yield root
+
+
+def readme(root: Path, command: str) -> subprocess.Popen[str]:
+    """A README command in the clone, as root with a clean environment."""
+    env = ["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C.UTF-8",
+           "PIP_CERT=/etc/host-ca.crt"]
+    return subprocess.Popen(["chroot", str(root), "/usr/bin/env", "-i", *env, "bash", "-c",
+                             f"cd {CLONE} && {command}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def pour(stream: IO[str] | None, into: queue.Queue[str]) -> None:
+    for line in stream or ():
+        into.put(line)
+
+
+def test_the_demo_command_installs_what_it_needs_and_shows_coups(fresh: Path) -> None:
+    root = fresh
+    assert not (root / "usr/bin/python3").exists()
+    # The README's command, but any free port and a quick croupier, ended after three coups.
+    demo = readme(root, "bash scripts/setup && exec .venv/bin/python -m hil.harness demo "
+                        "--profile baden --pace 0.01 --http 127.0.0.1:0")
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=pour, args=(demo.stdout, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        while sum(" punter " in line for line in seen) < 3:
+            seen.append(lines.get(timeout=600).rstrip("\n"))
+    finally:
+        demo.send_signal(signal.SIGTERM)
+        rc = demo.wait(60)
+        err = demo.stderr.read() if demo.stderr else ""
+    shown = [line for line in seen if not line.startswith("setup: ")]
+    assert shown[0].startswith("table display: http://127.0.0.1:"), seen
+    assert [line[:15] for line in shown if " punter " in line] == [
+        "shoe 1 coup  1 ", "shoe 1 coup  2 ", "shoe 1 coup  3 "], seen
+    assert rc == 0, err[-3000:]
+    assert not (root / "usr/bin/chromium").exists()  # the demo needs no browser
+
+
+def test_the_test_command_installs_chromium_and_the_tests_pass(fresh: Path) -> None:
+    tests = readme(fresh, "bash scripts/setup --test && .venv/bin/pytest -q -p no:cacheprovider "
+                          + " ".join(shlex.quote(t) for t in SUBSET))
+    out, err = tests.communicate(timeout=1200)
+    assert tests.returncode == 0, out[-4000:] + err[-4000:]
+    assert (fresh / "usr/bin/chromium").exists()
+    assert " passed" in out, out[-2000:]

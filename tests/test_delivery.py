@@ -122,11 +122,11 @@ def test_receiver_rejects_bad_expected(expected: object) -> None:
 
 
 WINDOW = 16
-"""The shoe keeps up to 16 unacknowledged frames (spec, "Delivery")."""
+"""The shoe keeps up to 16 unacknowledged frames (docs/shoe-line-protocol.md, "Delivery")."""
 
 
 class Shoe:
-    """A go-back-N sender over a planned list of (seq, message), as the spec describes.
+    """A go-back-N sender over a planned list of (seq, message), as docs/shoe-line-protocol.md says.
 
     Two rules keep the simulation inside what the protocol can promise, since frames
     carry no boot_id: a reboot happens only once everything was acknowledged, and it

@@ -62,7 +62,7 @@ document.addEventListener("DOMContentLoaded", () => {
 
 
 def launch(playwright: Any) -> Browser:
-    assert CHROMIUM.exists(), "Debian's chromium is needed: apt-get install chromium"
+    assert CHROMIUM.exists(), "Debian's chromium is needed: bash scripts/setup --test"
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 

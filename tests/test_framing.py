@@ -1,4 +1,4 @@
-"""Framing against the spec's examples, every drop reason, and arbitrary byte streams."""
+"""Framing against docs/shoe-line-protocol.md's examples, every drop reason, any byte stream."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from drivers.messages import (
 )
 from tests.test_messages import host_messages, shoe_messages
 
-# shoe-line-protocol.md, "Examples", verbatim (each line ends in \r\n on the wire).
+# docs/shoe-line-protocol.md, "Examples", verbatim (each line ends in \r\n on the wire).
 SPEC_EXAMPLES: list[tuple[bytes, int, Message]] = [
     (
         b"$0,HELLO,1,ACME-S8,SN0042,2.3.1,7f3a9c01*E8B3",

@@ -1,4 +1,4 @@
-"""Message validation and parsing against shoe-line-protocol.md's tables."""
+"""Message validation and parsing against the tables of docs/shoe-line-protocol.md."""
 
 from __future__ import annotations
 

@@ -19,9 +19,9 @@ OK_THRESHOLD = 4.9  # systemd-analyze security: up to 4.9 is "OK", lower is "SAF
 
 
 def tool(name: str) -> str:
-    """A missing tool fails the test: CI installs systemd (see .ci/run)."""
+    """A missing tool fails the test: `bash scripts/setup --test` installs systemd."""
     path = shutil.which(name)
-    assert path, f"{name} is not installed: apt-get install systemd"
+    assert path, f"{name} is not installed: bash scripts/setup --test"
     return path
 
 

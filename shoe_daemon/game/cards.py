@@ -1,6 +1,6 @@
 """What baccarat makes of the shoe's cards: their points, a hand's total, a pack.
 
-The card codes are the protocol's (drivers.messages, shoe-line-protocol.md `CARD`): rank
+The card codes are the protocol's (drivers.messages, docs/shoe-line-protocol.md, `CARD`): rank
 `A 2-9 T J Q K` then suit `C D H S`, and `??` for the reader's "could not read"; they are
 defined there once and only used here. Points follow 000 Table I and 001 ("picture cards
 and tens count nothing, ace = 1"); a hand's total drops the tens (000 Table I: "5 and 7

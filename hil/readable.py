@@ -1,0 +1,66 @@
+"""The published lines in words, for a person watching the demo.
+
+Built only from what the daemon publishes (`coup.result`, `irregularity`,
+`irregularity.resolved`: shoe_daemon/game/results.py), so the words say what a results file
+says: one line per decided coup, a line when a dealing error is caught, one when a hold is
+lifted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+OUTCOMES = {
+    "banker": "banker wins",
+    "punter": "punter wins",
+    "egalite": "egalite: a tie",
+    "cancelled": "cancelled, without loss to either side",
+    "void": "voided by a supervisor",
+}
+
+
+def words(code: str) -> str:
+    """An irregularity's code in words: FAUX_TIRAGE -> faux tirage."""
+    return code.lower().replace("_", " ")
+
+
+def hand(name: str, side: dict[str, Any]) -> str:
+    if not side["cards"]:
+        return f"{name} no cards"
+    natural = ", natural" if side["natural"] else ""
+    return f"{name} {' '.join(side['cards'])} ({side['total']}{natural})"
+
+
+def coup_line(line: dict[str, Any]) -> str:
+    parts = [hand("punter", line["punter"]), hand("banker", line["banker"]),
+             OUTCOMES.get(line["outcome"], line["outcome"])]
+    if line.get("swiss_nine"):
+        parts.append("swiss nine: " + ", ".join(line["swiss_nine"]))
+    if line["irregularities"]:
+        parts.append("irregularities: " + ", ".join(words(c) for c in line["irregularities"]))
+    if line["last_coup"]:
+        parts.append("last coup of the shoe")
+    return "   ".join(parts)
+
+
+def irregularity_line(line: dict[str, Any]) -> str:
+    what = "HOLD" if line["hold"] else "irregularity"
+    return f"{what}, {words(line['code'])}: {line['detail']} ({line['rule']}). {line['action']}"
+
+
+def resolved_line(line: dict[str, Any]) -> str:
+    by = "the croupier" if line["by"] == "croupier" else f"supervisor {line['by']}"
+    return f"hold lifted, {words(line['code'])}: {line['how']} by {by}"
+
+
+LINES = {"coup.result": coup_line, "irregularity": irregularity_line,
+         "irregularity.resolved": resolved_line}
+
+
+def describe(line: dict[str, Any]) -> str:
+    """One published line in words, headed by its shoe and coup; an unknown event as JSON."""
+    shape = LINES.get(line.get("event", ""))
+    if shape is None:
+        return json.dumps(line)
+    return f"shoe {line['shoe']} coup {line['coup']:>2}   {shape(line)}"
