@@ -368,3 +368,27 @@ def test_punto_banco_player_draws_on_five_and_swiss_nine_is_reported():
 def test_punto_banco_swiss_nine_levels(script, bets):
     _, ev = play("baden-punto-banco", script)
     assert coups(ev)[0]["swiss_nine"] == bets
+
+
+# ---- the faux tirage the banker redresses: 000 rule 21 ---------------------------------------
+
+
+@pytest.mark.parametrize(("press", "banker", "how"), [
+    ("OK", ["2C", "2D", "9C"], "OK"),  # the banker takes the card drawn by mistake
+    ("STAND", ["2C", "2D"], "STAND"),  # he stands: the card goes to the discard
+])
+def test_a_free_banker_lifts_the_faux_tirage_hold_as_the_instruction_says(press, banker, how):
+    # The bound punter (TABLE:P) has 6 and calls CARTE against the table; the free Zoppot
+    # banker (000: "he can play free") then chooses. Redressed and played, not cancelled.
+    machine, ev = play("zoppot-1934", "SHOE DEAL TABLE:P 3H 2C 3S 2D CARTE 9C")
+    hold = [e for e in ev if e["event"] == "irregularity"][-1]
+    assert machine.state == "on_hold" and hold["code"] == "FAUX_TIRAGE" and hold["hold"]
+    assert "OK" in hold["action"] and "STAND" in hold["action"]
+    for message in parse_script(f"{press} DEAL"):
+        ev += machine.handle(message)
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == banker and r["punter"]["cards"] == ["3H", "3S"]
+    assert r["outcome"] == "punter" and r["irregularities"] == ["FAUX_TIRAGE", "FAUX_TIRAGE"]
+    resolved = [e for e in ev if e["event"] == "irregularity.resolved"]
+    assert [(e["code"], e["how"], e["by"]) for e in resolved] == [("FAUX_TIRAGE", how, "croupier")]
+    assert machine.state == "dealing" and machine.coup is not None and machine.coup.number == 2

@@ -29,7 +29,13 @@ from transitions import Machine
 
 from drivers.messages import Button, Card, Cut, Empty, Fault, Message
 from shoe_daemon.game import cards, results
-from shoe_daemon.game.irregularities import KINDS, Code, Resolution
+from shoe_daemon.game.irregularities import (
+    BANKER_TAKES_OR_STANDS,
+    KINDS,
+    Code,
+    Resolution,
+    WayOut,
+)
 from shoe_daemon.game.rules import FaceUp, Game, HouseProfile, Play, swiss_nine
 
 STATES = [
@@ -108,6 +114,7 @@ class Coup:
 class Hold:
     code: Code
     rule: str
+    way_out: WayOut  # the buttons that lift it, and the instruction that names them
     resume: str  # state to return to
     message: Message | None = None  # the held card or button
 
@@ -192,12 +199,7 @@ class CoupMachine:
         if message.name in ("KEY", "VOID", "OK", "ENTER"):
             return True
         assert self.hold_ is not None
-        how = KINDS[self.hold_.code].resolution
-        if how is Resolution.DECLARE:
-            return message.name in ("CARTE", "RESTE")
-        if how is Resolution.BANKER_CHOICE:
-            return message.name == "STAND"
-        return False
+        return message.name in self.hold_.way_out.buttons
 
     # ---- what the table shows --------------------------------------------------------------
 
@@ -340,7 +342,7 @@ class CoupMachine:
                     "takes it (OK) or stands (STAND) and it goes to the discard",
                     card,
                     rule=self._faux_tirage_rule(),
-                    resolution_kind=True,
+                    way_out=BANKER_TAKES_OR_STANDS,
                 )
                 return
             coup.redress_pending = False
@@ -656,13 +658,16 @@ class CoupMachine:
         detail: str,
         message: Message | None = None,
         rule: str | None = None,
-        resolution_kind: bool = False,
+        way_out: WayOut | None = None,
     ) -> None:
+        """Stop play: `way_out` (by default the code's) says which buttons lift the hold."""
         kind = KINDS[code]
+        way_out = way_out or kind.hold
+        assert way_out is not None, f"{code} has no way out of a hold"
         rule = rule or kind.rule
-        self.hold_ = Hold(code=code, rule=rule, resume=self.state, message=message)
+        self.hold_ = Hold(code=code, rule=rule, way_out=way_out, resume=self.state, message=message)
         self.hold()
-        self._irregularity(code, detail, rule=rule, hold=True)
+        self._irregularity(code, detail, rule=rule, hold=way_out)
 
     def _release(self, how: str, by: str) -> Hold:
         hold = self.hold_
@@ -686,7 +691,7 @@ class CoupMachine:
         """Try to lift the hold with this button; True if the button was used for that."""
         hold = self.hold_
         assert hold is not None
-        how = KINDS[hold.code].resolution
+        how = hold.way_out.resolution
         name = button.name
         if name in ("KEY", "VOID"):
             return False
@@ -754,9 +759,12 @@ class CoupMachine:
         return self.profile.faux_tirage_source
 
     def _irregularity(
-        self, code: Code, detail: str, rule: str | None = None, hold: bool = False
+        self, code: Code, detail: str, rule: str | None = None, hold: WayOut | None = None
     ) -> None:
+        """Record an irregularity; a hold's line prints its way out, a warning the code's words."""
         kind = KINDS[code]
+        action = hold.action if hold is not None else kind.warning
+        assert action is not None, f"{code} has no warning words"
         if self.coup is not None and self.state not in ("waiting_for_stakes", "no_shoe"):
             self.coup.irregularities.append(code.value)
         shoe, coup = self._where()
@@ -767,8 +775,8 @@ class CoupMachine:
                 coup=coup,
                 rule=rule or kind.rule,
                 detail=detail,
-                hold=hold,
-                action=kind.action,
+                hold=hold is not None,
+                action=action,
             )
         )
 
