@@ -23,6 +23,7 @@ button = st.one_of(
     st.sampled_from(
         [Button(n) for n in ("DEAL", "DEAL", "CARTE", "RESTE", "STAND", "VOID", "OK")]
         + [Button("SHOE", "1"), Button("SHOE"), Button("TABLE", "P"), Button("TABLE", "B")]
+        + [Button("FREE", "P"), Button("FREE", "B")]
         + [Button("EXPOSE", p) for p in ("P1", "P2", "B1", "B2")]
         + [Button("KEY", "7"), Button("ENTER", "9C"), Button("ENTER", "AS")]
     ),

@@ -6,7 +6,8 @@ decided, void or cancelled coup, with messages sent during the hold waiting in t
 played afterwards, in order. `test_every_way_out_is_played` fails when a hold, a resolution
 or a press named in an instruction has no play-through here.
 
-Seeds: 000 Zoppot 1934 (rules 12, 21), 001 Clermont 2015, 003 Baden, 004 shimmy.
+Seeds: 000 Zoppot 1934 (rules 12, 21), 001 Clermont 2015, 002 eight-pack, 003 Baden,
+004 shimmy.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from hil.script import parse_script
 from shoe_daemon.game.coup import CoupMachine
 from shoe_daemon.game.houses import PROFILES, get_profile
 from shoe_daemon.game.irregularities import KINDS, Code, Resolution
-from shoe_daemon.game.rules import Game, Play
+from shoe_daemon.game.rules import Game
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,11 @@ CASES = [
                "punter", ("3H", "3S"), ("2C", "3D"), "STAND", "croupier"),
     WayOutCase(Code.FAUX_TIRAGE, "shimmy", "SHOE DEAL 3H 2C 3S 3D CARTE 4C", "", "OK", "",
                "banker", ("3H", "3S"), ("2C", "3D", "4C"), "OK", "croupier"),
+    # Protocol 1.1: a banker freed by FREE:B where sides are bound by default (003, 002).
+    WayOutCase(Code.FAUX_TIRAGE, "baden", "SHOE FREE:B DEAL 3H 2C 3S 2D CARTE 9C", "", "OK", "",
+               "punter", ("3H", "3S"), ("2C", "2D", "9C"), "OK", "croupier"),
+    WayOutCase(Code.FAUX_TIRAGE, "eight-pack", "SHOE DEAL FREE:B 3H 2C 3S 2D CARTE 9C", "",
+               "STAND", "", "punter", ("3H", "3S"), ("2C", "2D"), "STAND", "croupier"),
 ]
 
 
@@ -196,13 +202,9 @@ def test_a_foreign_card_cites_the_houses_packs_in_every_profile(profile: str):
     assert results[0]["banker"]["cards"] == ["5D", "3S"]
 
 
-def test_the_faux_tirage_hold_is_met_wherever_the_banker_may_choose():
-    # Every Chemin de Fer house whose banker can have a choice when the punter stood has a
-    # play-through above; Punto Banco leaves nobody a choice (003).
-    with_choice = {
-        name for name, house in PROFILES.items()
-        if house.game is Game.CHEMIN_DE_FER
-        and (house.banker_free or any(house.banker_ruling(t, None).play is Play.OPTION
-                                      for t in range(8)))
-    }
-    assert with_choice <= {case.profile for case in CASES if case.code is Code.FAUX_TIRAGE}
+def test_the_faux_tirage_hold_is_met_in_every_chemin_de_fer_house():
+    # Any Chemin de Fer banker can be free (by default, or BTN,FREE,B since protocol 1.1), so
+    # each house's faux tirage rule is cited by a play-through above; Punto Banco leaves
+    # nobody a choice (003).
+    chemin_de_fer = {name for name, house in PROFILES.items() if house.game is Game.CHEMIN_DE_FER}
+    assert chemin_de_fer == {case.profile for case in CASES if case.code is Code.FAUX_TIRAGE}

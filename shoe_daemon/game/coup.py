@@ -138,7 +138,7 @@ class CoupMachine:
         self.faults: set[str] = set()
         self._queue: deque[Message] = deque()
         self._shoes = 0
-        self._table_next: set[str] = set()  # BTN,TABLE pressed between coups
+        self._next_bound: dict[str, bool] = {}  # BTN,TABLE / BTN,FREE pressed between coups
         self.machine = Machine(
             model=self,
             states=STATES,
@@ -498,8 +498,8 @@ class CoupMachine:
             self._punter_button(name)
         elif name == "STAND":
             self._stand()
-        elif name == "TABLE":
-            self._bind(button.arg or "")
+        elif name == "TABLE" or name == "FREE":
+            self._bind(button.arg or "", bound=name == "TABLE")
         elif name == "EXPOSE" and self.coup is not None and self.state in _IN_COUP:
             self._expose(self.coup, button.arg or "", pressed=True)
         # OK and ENTER with nothing on hold, and buttons with no meaning now, change nothing.
@@ -512,10 +512,10 @@ class CoupMachine:
             shoe=shoe.number,
             number=number,
             last=shoe.last_coup_next and not shoe.finished,
-            punter_bound=game_bound or not self.profile.punter_free or "P" in self._table_next,
-            banker_bound=game_bound or not self.profile.banker_free or "B" in self._table_next,
+            punter_bound=game_bound or self._next_bound.get("P", not self.profile.punter_free),
+            banker_bound=game_bound or self._next_bound.get("B", not self.profile.banker_free),
         )
-        self._table_next.clear()
+        self._next_bound.clear()
         shoe.last_coup_next = False
         self.coup = coup
         self.supervisor = None
@@ -588,13 +588,20 @@ class CoupMachine:
             return
         self._decide()
 
-    def _bind(self, side: str) -> None:
-        """BTN,TABLE: that side plays after the shoe, bound by the house's table, for this coup."""
+    def _bind(self, side: str, bound: bool) -> None:
+        """BTN,TABLE binds a side to the house's table for the coup; BTN,FREE (protocol 1.1)
+        lets it play free (003: banco solo, "nach Belieben"). Between coups, for the next."""
         if self.profile.game is Game.PUNTO_BANCO or side not in ("P", "B"):
             return
         coup = self.coup
         if self.state in BETWEEN_COUPS or coup is None:
-            self._table_next.add(side)
+            self._next_bound[side] = bound
+            return
+        if not bound:
+            if side == "P":
+                coup.punter_bound = False  # his own CARTE or RESTE is now honoured
+            elif not {"P1", "P2"} <= coup.exposed:  # 000 rule 8 binds him all the same
+                coup.banker_bound = False
             return
         if side == "P":
             coup.punter_bound = True
