@@ -26,6 +26,7 @@ from shoe_daemon.game.coup.drawing import Drawing
 from shoe_daemon.game.coup.holds import Holds
 from shoe_daemon.game.coup.inventory import Inventory
 from shoe_daemon.game.coup.play import OrderOfPlay
+from shoe_daemon.game.coup.public import TableState, snapshot
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, NOT_HELD, STATES
 from shoe_daemon.game.rules import HouseProfile, Play
 
@@ -133,6 +134,14 @@ class CoupMachine:
         if state == "banker_to_play" and self._drawing.banker_play() is Play.OPTION:
             return "AMBER"
         return "GREEN"
+
+    @property
+    def public(self) -> TableState:
+        """A frozen snapshot of the table now: what the display and the status may read."""
+        return snapshot(self._core, self.lamp)
+
+    # The machine's own records, live and changing (its tests look into them); anything that
+    # shows the table reads `public` instead.
 
     @property
     def shoe(self) -> Shoe | None:
