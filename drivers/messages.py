@@ -34,6 +34,7 @@ BTN_CARTE = "CARTE"
 BTN_RESTE = "RESTE"
 BTN_STAND = "STAND"
 BTN_TABLE = "TABLE"
+BTN_FREE = "FREE"  # since protocol 1.1
 BTN_EXPOSE = "EXPOSE"
 BTN_ENTER = "ENTER"
 BTN_KEY = "KEY"
@@ -47,6 +48,7 @@ BUTTONS = frozenset(
         BTN_RESTE,
         BTN_STAND,
         BTN_TABLE,
+        BTN_FREE,
         BTN_EXPOSE,
         BTN_ENTER,
         BTN_KEY,
@@ -228,8 +230,8 @@ class Button:
                 decks = decimal(arg) if isinstance(arg, str) else None
                 if decks is None or not 1 <= decks <= MAX_DECKS:
                     raise _fail(self.TYPE, f"SHOE decks must be 1 to {MAX_DECKS}", arg)
-        elif name == BTN_TABLE:
-            _choice(self.TYPE, "TABLE side", arg, SIDES)
+        elif name in (BTN_TABLE, BTN_FREE):
+            _choice(self.TYPE, f"{name} side", arg, SIDES)
         elif name == BTN_EXPOSE:
             _choice(self.TYPE, "EXPOSE card", arg, EXPOSABLE)
         elif name == BTN_ENTER:

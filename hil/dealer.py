@@ -48,6 +48,14 @@ raised after a result is published (an extra card's WRONG_NUMBER) is in no list.
 
 Faults draw on their own random generator (seeded from `seed`), so `faults=None` deals
 exactly the session it always dealt.
+
+Banco solo (`banco_solo`, a chance per coup, off by default; protocol 1.1): one punter alone
+against the bank, where "können beide nach Belieben eine dritte Karte ... ziehen" (003). The
+croupier presses `FREE` for each side the house binds by default, before the `DEAL` (for
+the coup to come) or right after it; the punter then mostly plays his printed rule but
+sometimes goes against it (`CARTE` with 6 or 7, `RESTE` with 0 to 4), and the banker draws
+or stands as he likes. Free choices are no faux tirage: those coups carry no irregularity.
+Off, nothing of it is drawn, so the seeded sessions stay what they were.
 """
 
 from __future__ import annotations
@@ -73,6 +81,9 @@ HEARTBEAT_CHANCE = 0.25  # a heartbeat between two coups this often
 OPTION_DRAW_CHANCE = 0.5  # CARTE rather than RESTE, a card rather than STAND, in an option
 # A free banker (every case his choice) mostly plays as the table would advise him.
 FREE_BANKER_DRAW_CHANCE = {Play.DRAW: 0.85, Play.OPTION: 0.5, Play.STAND: 0.15}
+
+BANCO_SOLO_BEFORE_DEAL = 0.5  # FREE pressed between coups, for the next, rather than after DEAL
+AGAINST_RULE_CHANCE = 0.25  # a banco-solo punter goes against his printed rule this often
 
 SHORT_CUT_CARDS_BEHIND = 2  # short_last_coup: the cut card misplaced this near the bottom
 FOREIGN_CLEARANCE = 16  # every copy of the foreign card lies at least this far from the bottom
@@ -136,8 +147,8 @@ class _ShoeRanOut(Exception):
 
 class _Croupier:
     def __init__(self, profile: HouseProfile, rng: random.Random, packs_arg: int | None,
-                 faults: GameFaults | None = None, fault_rng: random.Random | None = None
-                 ) -> None:
+                 faults: GameFaults | None = None, fault_rng: random.Random | None = None,
+                 banco_solo: float = 0, solo_rng: random.Random | None = None) -> None:
         self.profile = profile
         self.rng = rng
         self.packs_arg = packs_arg
@@ -146,6 +157,8 @@ class _Croupier:
         self.cut_behind = DEFAULT_CUT_CARDS_BEHIND if behind is None else behind
         self.faults = faults if faults else None
         self.frng = fault_rng or random.Random()
+        self.banco_solo = 0 if self.punto_banco else banco_solo
+        self.srng = solo_rng or random.Random()
         self.messages: list[Message] = []
         self.results: list[dict[str, Any]] = []
         self.uptime = 0
@@ -345,11 +358,20 @@ class _Croupier:
         self.placed = 0
         self.plan = self._plan()
         self.in_last_coup = last
-        self.emit(Button("DEAL"))
         bound_p = not profile.punter_free
         bound_b = not profile.banker_free
+        solo = bool(self.banco_solo) and self.srng.random() < self.banco_solo
+        # 003 banco solo: FREE for each side bound by default, for the coup to come or in it.
+        frees = [Button("FREE", side) for side, bound in (("P", bound_p), ("B", bound_b))
+                 if solo and bound]
+        before = solo and self.srng.random() < BANCO_SOLO_BEFORE_DEAL
+        self.messages.extend(frees if before else [])
+        self.emit(Button("DEAL"))
+        self.messages.extend([] if before else frees)
         if self.punto_banco:
             bound_p = bound_b = True
+        elif solo:
+            bound_p = bound_b = False
         else:
             if not bound_p and rng.random() < TABLE_CHANCE:
                 self.emit(Button("TABLE", "P"))
@@ -367,7 +389,7 @@ class _Croupier:
             punter.append(self.draw("P"))
             banker.append(self.draw("B"))
             if total(punter) < 8 and total(banker) < 8:
-                self._punter_plays(punter, bound_p)
+                self._punter_plays(punter, bound_p, solo)
                 self._banker_plays(banker, punter, bound_b)
         except _ShoeRanOut:
             # 000 rule 24: "the coup is cancelled without loss to either side".
@@ -381,8 +403,18 @@ class _Croupier:
         self.results.append(result)
         return result
 
-    def _punter_plays(self, punter: list[str], bound: bool) -> None:
+    def _punter_plays(self, punter: list[str], bound: bool, solo: bool = False) -> None:
         ruling = self.profile.punter_ruling(total(punter), bound).play
+        if solo and ruling != Play.OPTION and self.srng.random() < AGAINST_RULE_CHANCE:
+            # 003 "nach Belieben": his own call against his printed rule; the coup goes on
+            # either way (the free banker's choice is due), so the shoe must hold a card.
+            self.more()
+            if ruling == Play.STAND:
+                self.emit(Button("CARTE"))
+                punter.append(self.draw("P"))
+            else:
+                self.emit(Button("RESTE"))
+            return
         if ruling != Play.STAND:
             self.more()
         if ruling == Play.DRAW:
@@ -453,20 +485,30 @@ def fault_rng_for(seed: int) -> random.Random:
     return random.Random(f"hil.dealer faults {seed}")
 
 
+def solo_rng_for(seed: int) -> random.Random:
+    """Banco solo's own generator: off, it draws nothing from the croupier's."""
+    return random.Random(f"hil.dealer banco solo {seed}")
+
+
 def deal_shoes(profile_name: str, shoes: int, seed: int, packs: int | None = None,
-               shoe_number_start: int = 1, faults: GameFaults | None = None) -> Session:
+               shoe_number_start: int = 1, faults: GameFaults | None = None,
+               banco_solo: float = 0) -> Session:
     """Deal `shoes` whole shoes under the named house profile.
 
     `packs` overrides the profile's number of packs and is announced on `BTN,SHOE,<packs>`.
     The session opens with the shoe's `HELLO`; shoes are numbered from `shoe_number_start`.
     `faults` injects dealing errors (see `GameFaults`); the results say what the host's coup
-    machine makes of them.
+    machine makes of them. `banco_solo` is the chance that a coup is played banco solo, both
+    sides free (`BTN,FREE`, protocol 1.1; 003); 0 deals no `FREE`.
     """
     if shoes < 0:
         raise ValueError("shoes must not be negative")
+    if isinstance(banco_solo, bool) or not 0 <= banco_solo <= 1:
+        raise ValueError(f"banco_solo must lie between 0 and 1, not {banco_solo!r}")
     profile = get_profile(profile_name, packs)
     rng = random.Random(seed)
-    croupier = _Croupier(profile, rng, packs, faults, fault_rng_for(seed))
+    croupier = _Croupier(profile, rng, packs, faults, fault_rng_for(seed), banco_solo,
+                         solo_rng_for(seed))
     croupier.emit(Hello(1, MODEL, SERIAL, FIRMWARE, f"{rng.getrandbits(32):08x}"))
     for n in range(shoes):
         croupier.shoe(shoe_number_start + n)

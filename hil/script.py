@@ -4,7 +4,7 @@ Tokens, separated by white space (`#` starts a comment to the end of the line):
 - a card: its code (`9C`, `TD`, `??`), then `!` if it came out face up, then `@P` or
   `@B` for a table position sensor's destination: `9C`, `5S!`, `7D@P`, `??!`;
 - a button: `DEAL`, `CARTE`, `RESTE`, `STAND`, `VOID`, `OK`, or with its argument after
-  a colon: `SHOE`, `SHOE:8`, `TABLE:B`, `EXPOSE:P1`, `ENTER:9C`, `KEY:4711`;
+  a colon: `SHOE`, `SHOE:8`, `TABLE:B`, `FREE:P`, `EXPOSE:P1`, `ENTER:9C`, `KEY:4711`;
 - `CUT`, `EMPTY`, `HB:42`, `FAULT:JAM:ON`, `HELLO:7f3a9c01`.
 """
 
@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import re
 
-from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat, Hello, Message
+from drivers.messages import BUTTONS, Button, Card, Cut, Empty, Fault, Heartbeat, Hello, Message
 
 _CARD = re.compile(r"^(\?\?|[A2-9TJQK][CDHS])(!?)(?:@([PB]))?$")
-_BUTTONS = frozenset(
-    ("SHOE", "DEAL", "CARTE", "RESTE", "STAND", "TABLE", "EXPOSE", "ENTER", "KEY", "VOID", "OK")
-)
 
 
 def parse_token(token: str) -> Message:
@@ -26,7 +23,7 @@ def parse_token(token: str) -> Message:
         code, up, dest = card.groups()
         return Card(code, "U" if up else "D", dest)
     name, _, arg = token.partition(":")
-    if name in _BUTTONS:
+    if name in BUTTONS:
         return Button(name, arg or None)
     if name == "CUT":
         return Cut()

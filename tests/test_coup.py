@@ -368,3 +368,93 @@ def test_punto_banco_player_draws_on_five_and_swiss_nine_is_reported():
 def test_punto_banco_swiss_nine_levels(script, bets):
     _, ev = play("baden-punto-banco", script)
     assert coups(ev)[0]["swiss_nine"] == bets
+
+
+# ---- the faux tirage the banker redresses: 000 rule 21 ---------------------------------------
+
+
+@pytest.mark.parametrize(("press", "banker", "how"), [
+    ("OK", ["2C", "2D", "9C"], "OK"),  # the banker takes the card drawn by mistake
+    ("STAND", ["2C", "2D"], "STAND"),  # he stands: the card goes to the discard
+])
+def test_a_free_banker_lifts_the_faux_tirage_hold_as_the_instruction_says(press, banker, how):
+    # The bound punter (TABLE:P) has 6 and calls CARTE against the table; the free Zoppot
+    # banker (000: "he can play free") then chooses. Redressed and played, not cancelled.
+    machine, ev = play("zoppot-1934", "SHOE DEAL TABLE:P 3H 2C 3S 2D CARTE 9C")
+    hold = [e for e in ev if e["event"] == "irregularity"][-1]
+    assert machine.state == "on_hold" and hold["code"] == "FAUX_TIRAGE" and hold["hold"]
+    assert "OK" in hold["action"] and "STAND" in hold["action"]
+    for message in parse_script(f"{press} DEAL"):
+        ev += machine.handle(message)
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == banker and r["punter"]["cards"] == ["3H", "3S"]
+    assert r["outcome"] == "punter" and r["irregularities"] == ["FAUX_TIRAGE", "FAUX_TIRAGE"]
+    resolved = [e for e in ev if e["event"] == "irregularity.resolved"]
+    assert [(e["code"], e["how"], e["by"]) for e in resolved] == [("FAUX_TIRAGE", how, "croupier")]
+    assert machine.state == "dealing" and machine.coup is not None and machine.coup.number == 2
+
+
+# ---- BTN,FREE (protocol 1.1): 003 banco solo, "nach Belieben" -----------------------------
+
+
+def test_baden_banco_solo_punter_may_draw_on_six_without_a_faux_tirage():
+    # 003: "Spielt nur ein Ponte gegen den Bankhalter, können beide nach Belieben eine dritte
+    # Karte ... ziehen". Bound, the same CARTE is a faux tirage (see above).
+    machine, ev = play("baden", "SHOE FREE:P FREE:B DEAL 3C TH 3D 4S CARTE 5H")
+    assert coups(ev) == [] and machine.state == "banker_to_play" and machine.lamp == "AMBER"
+    ev += machine.handle(parse_script("STAND")[0])
+    r = only_coup(ev)
+    assert r["punter"]["cards"] == ["3C", "3D", "5H"] and r["banker"]["cards"] == ["TH", "4S"]
+    assert r["outcome"] == "banker" and irregular(ev) == [] and r["irregularities"] == []
+
+
+def test_a_free_banker_may_draw_where_the_grid_says_stand():
+    # Baden grid row 6, punter's third card 2: R. Bound, his card is a faux tirage; free
+    # (FREE:B inside the coup, before his turn), it is his.
+    _, ev = play("baden", "SHOE DEAL FREE:B 2C TH AD 6S 2H 9D")
+    r = only_coup(ev)
+    assert r["banker"]["cards"] == ["TH", "6S", "9D"] and irregular(ev) == []
+
+
+def test_free_pressed_inside_the_coup_frees_the_punter_after_his_implied_declaration():
+    # The bound punter's 6 stood by the grid; FREE:P before he played: his CARTE is his own.
+    # Then the banker, still bound, draws with 4 against a third card 5.
+    _, ev = play("baden", "SHOE DEAL 3C TH 3D 4S FREE:P CARTE 5H 2D")
+    r = only_coup(ev)
+    assert r["punter"]["cards"] == ["3C", "3D", "5H"]
+    assert r["banker"]["cards"] == ["TH", "4S", "2D"] and irregular(ev) == []
+
+
+def test_free_pressed_between_coups_is_for_the_next_coup_only():
+    # Coup 1 banco solo; coup 2 bound again: the same CARTE on 6 is a faux tirage, and the
+    # card drawn for the punter goes to the banker, who draws with 4 (000 rule 21).
+    _, ev = play(
+        "baden", "SHOE FREE:P FREE:B DEAL 3C TH 3D 7S CARTE 5H STAND DEAL 3H TD 3S 4C CARTE 5D"
+    )
+    assert irregular(ev) == ["FAUX_TIRAGE"]
+    assert [e["coup"] for e in ev if e["event"] == "irregularity"] == [2]
+    first, second = coups(ev)
+    assert first["punter"]["cards"] == ["3C", "3D", "5H"]
+    assert first["banker"]["cards"] == ["TH", "7S"]
+    assert second["punter"]["cards"] == ["3H", "3S"]
+    assert second["banker"]["cards"] == ["TD", "4C", "5D"]
+
+
+def test_the_last_of_table_and_free_pressed_between_coups_holds():
+    free, _ = play("zoppot-1934", "SHOE TABLE:P FREE:P DEAL 2C TH 3D 6S")
+    assert free.state == "punter_to_declare"  # free: 000 gives him the choice with 5
+    bound, _ = play("clermont-2015", "SHOE FREE:P TABLE:P DEAL 2C TH 3D 6S")
+    assert bound.state == "banker_to_play"  # bound: 001's table stands on 5
+
+
+def test_free_does_not_unbind_a_banker_bound_by_rule_8():
+    # 000 rule 8: both punter cards uncovered, the banker plays after the shoe, free or not.
+    # Baden grid row 6, third card 1: R.
+    _, ev = play("baden", "SHOE DEAL FREE:B 2C TH AD EXPOSE:P1 EXPOSE:P2 FREE:B 6S AH")
+    assert only_coup(ev)["banker"]["cards"] == ["TH", "6S"]
+
+
+def test_free_changes_nothing_at_punto_banco():
+    # 003 PUNTO BANCO: "nach einem festen Ziehungschema".
+    machine, _ = play("baden-punto-banco", "SHOE FREE:P FREE:B DEAL 2C TH 3D 6S")
+    assert machine.state == "punter_drawing"

@@ -1,7 +1,8 @@
 """Properties of the coup machine over arbitrary well-formed shoe messages.
 
 Whatever order the shoe's messages come in, the machine must not raise, must publish each
-coup at most once and in order, and every result must be consistent with its cards.
+coup at most once and in order, every result must be consistent with its cards, and every
+hold must print its code's registered way out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat
 from shoe_daemon.game import cards
 from shoe_daemon.game.coup import CoupMachine
 from shoe_daemon.game.houses import PROFILES
+from shoe_daemon.game.irregularities import KINDS
 from shoe_daemon.game.results import OUTCOMES
 
 codes = st.sampled_from([*cards.ALL_CODES[:8], "9C", "??"])  # few codes: copies pile up
@@ -21,6 +23,7 @@ button = st.one_of(
     st.sampled_from(
         [Button(n) for n in ("DEAL", "DEAL", "CARTE", "RESTE", "STAND", "VOID", "OK")]
         + [Button("SHOE", "1"), Button("SHOE"), Button("TABLE", "P"), Button("TABLE", "B")]
+        + [Button("FREE", "P"), Button("FREE", "B")]
         + [Button("EXPOSE", p) for p in ("P1", "P2", "B1", "B2")]
         + [Button("KEY", "7"), Button("ENTER", "9C"), Button("ENTER", "AS")]
     ),
@@ -38,6 +41,11 @@ def test_any_message_sequence_is_handled(profile, messages):
         lines += machine.handle(m)
     seen = []
     for line in lines:
+        if line["event"] == "irregularity" and line["hold"]:
+            # Every hold raised is one tests/test_holds.py plays through: its way out is the
+            # code's registered one.
+            way_out = KINDS[line["code"]].hold
+            assert way_out is not None and line["action"] == way_out.action
         if line["event"] != "coup.result":
             continue
         assert line["outcome"] in OUTCOMES

@@ -4,7 +4,7 @@ The checks here read the dealer's message stream on their own (not through the d
 and hold each coup to the rules: the dealing order, naturals, the punter's fixed cells (0-4
 draw, 6-7 stand when he plays after the shoe), the banker's third card only where the house's
 table allows it, the cards never more than the packs hold, the cut card where the house puts it
-and the last coup right after it.
+and the last coup right after it; in banco solo (003, `BTN,FREE`), free choices.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class Coup:
     buttons: list[Button] = field(default_factory=list)  # after DEAL, in order
     events: list[object] = field(default_factory=list)  # cards and buttons, in order
     cut_before: bool = False  # the cut card had come out before this coup's DEAL
+    free_before: list[Button] = field(default_factory=list)  # FREE pressed before its DEAL
 
 
 @dataclass
@@ -47,14 +48,23 @@ class Shoe:
 def parse(messages: list) -> list[Shoe]:
     """Split the stream into shoes and coups, as a reader of the wire would."""
     shoes: list[Shoe] = []
-    for message in messages[1:]:
+    pending: list[Button] = []  # FREE between coups: for the coup its DEAL opens
+    stream = messages[1:]
+    for index, message in enumerate(stream):
         assert not isinstance(message, Hello)
         if isinstance(message, Button) and message.name == "SHOE":
             shoes.append(Shoe(message))
             continue
         shoe = shoes[-1]
+        if isinstance(message, Button) and message.name == "FREE":
+            following = next(m for m in stream[index:]
+                             if not (isinstance(m, Button) and m.name == "FREE"))
+            if following == Button("DEAL"):
+                pending.append(message)
+                continue
         if isinstance(message, Button) and message.name == "DEAL":
-            shoe.coups.append(Coup(cut_before=bool(shoe.cuts)))
+            shoe.coups.append(Coup(cut_before=bool(shoe.cuts), free_before=pending))
+            pending = []
         elif isinstance(message, Card):
             shoe.dealt += 1
             shoe.coups[-1].cards.append(message.code)
@@ -109,8 +119,13 @@ def test_packs_override_and_shoe_numbers() -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", sorted(PROFILES))
 def test_every_profile_deals_three_legal_shoes(name: str, seed: int) -> None:
-    profile = get_profile(name)
     session = session_for(name, seed)
+    assert Button("FREE", "P") not in session.messages  # banco solo is opt-in
+    check_shoes(name, session)
+
+
+def check_shoes(name: str, session) -> None:
+    profile = get_profile(name)
     shoes = parse(session.messages)
     assert len(shoes) == 3
     results = session.results
@@ -170,7 +185,8 @@ def check_cancelled(coup: Coup, result: dict, punto_banco: bool) -> None:
     if len(punter) == 2 and len(banker) == 2:
         # Four cards were dealt and no natural: something more was due.
         assert len(coup.cards) < 4 or max(total(punter), total(banker)) < 8
-    assert all(b.name == "TABLE" for b in coup.buttons), "nothing is pressed once it is out"
+    assert all(b.name in ("TABLE", "FREE") for b in coup.buttons), \
+        "nothing is pressed once it is out"
 
 
 def check_coup(profile, coup: Coup, result: dict, punto_banco: bool) -> None:
@@ -186,20 +202,27 @@ def check_coup(profile, coup: Coup, result: dict, punto_banco: bool) -> None:
     assert 2 <= len(punter) <= 3 and 2 <= len(banker) <= 3
 
     names = [b.name for b in coup.buttons]
-    table = [b.arg for b in coup.buttons if b.name == "TABLE"]
+    sides = [b for b in coup.buttons if b.name in ("TABLE", "FREE")]
+    table = [b.arg for b in sides if b.name == "TABLE"]
+    free = [b.arg for b in coup.free_before + sides if b.name == "FREE"]
     if punto_banco:
-        assert names == [], "Punto Banco: no button but SHOE and DEAL"
-    # TABLE comes right after DEAL, only for a side free by default.
-    assert names[: len(table)] == ["TABLE"] * len(table)
-    assert coup.events[: len(table)] == [Button("TABLE", side) for side in table]
+        assert names == [] and free == [], "Punto Banco: no button but SHOE and DEAL"
+    # TABLE and FREE come right after DEAL (FREE may come before it): TABLE only for a side
+    # free by default, FREE (banco solo, 003) for each side bound by default.
+    assert coup.events[: len(sides)] == sides
     assert table in ([], ["P"], ["B"], ["P", "B"])
     if "P" in table:
         assert profile.punter_free
     if "B" in table:
         assert profile.banker_free
-    bound_p = punto_banco or not profile.punter_free or "P" in table
-    bound_b = punto_banco or not profile.banker_free or "B" in table
-    after_table = names[len(table):]
+    solo = bool(free)
+    if solo:
+        assert not table
+        assert free == [s for s, f in (("P", profile.punter_free), ("B", profile.banker_free))
+                        if not f]
+    bound_p = not solo and (punto_banco or not profile.punter_free or "P" in table)
+    bound_b = not solo and (punto_banco or not profile.banker_free or "B" in table)
+    after_table = names[len(sides):]
 
     p2, b2 = total(punter[:2]), total(banker[:2])
     for side, codes in (("punter", punter), ("banker", banker)):
@@ -229,9 +252,10 @@ def check_coup(profile, coup: Coup, result: dict, punto_banco: bool) -> None:
         if p2 in (6, 7):
             assert not drew_p and not p_buttons, "a bound punter with 6-7 stands, no button"
     ruling_p = profile.punter_ruling(p2, bound_p).play
-    if p_buttons:
-        assert ruling_p == Play.OPTION
-    else:
+    if p_buttons and ruling_p != Play.OPTION:
+        # 003 banco solo, "nach Belieben": his own call against his printed rule.
+        assert solo and p_buttons[0] == ("CARTE" if ruling_p == Play.STAND else "RESTE")
+    elif not p_buttons:
         assert ruling_p == (Play.DRAW if drew_p else Play.STAND)
 
     # The banker: a free banker draws or presses STAND; a bound one follows the table.
@@ -240,7 +264,7 @@ def check_coup(profile, coup: Coup, result: dict, punto_banco: bool) -> None:
     assert b_buttons in ([], ["STAND"])
     stood_by_button = b_buttons == ["STAND"]
     # On the wire: the declaration, his card, then the banker's card or STAND, in that order.
-    wire = [e for e in coup.events if not (isinstance(e, Button) and e.name == "TABLE")]
+    wire = [e for e in coup.events if not (isinstance(e, Button) and e.name in ("TABLE", "FREE"))]
     assert wire[4:] == (
         [Button(n) for n in p_buttons]
         + [Card(c, "D") for c in punter[2:]]
@@ -278,6 +302,60 @@ def test_buttons_and_tables_appear_somewhere() -> None:
                 names[(m.name, m.arg)] += 1
     assert names[("CARTE", None)] and names[("RESTE", None)] and names[("STAND", None)]
     assert names[("TABLE", "P")] or names[("TABLE", "B")]
+
+
+# -- banco solo (003; BTN,FREE, protocol 1.1) ---------------------------------------------
+
+
+def free_choices(session) -> Counter[str]:
+    """What the free sides did against the house's grid, read off the wire and the results."""
+    profile = get_profile("baden")
+    seen: Counter[str] = Counter()
+    coups = [c for shoe in parse(session.messages) for c in shoe.coups]
+    for coup, result in zip(coups, session.results, strict=True):
+        free = [b for b in coup.free_before + coup.buttons if b.name == "FREE"]
+        if not free:
+            continue
+        seen["before DEAL" if coup.free_before else "after DEAL"] += 1
+        punter, banker = result["punter"]["cards"], result["banker"]["cards"]
+        if result["outcome"] == "cancelled" or max(total(punter[:2]), total(banker[:2])) >= 8:
+            continue
+        grid_p = profile.punter_ruling(total(punter[:2]), True).play
+        if grid_p != Play.OPTION and (len(punter) == 3) != (grid_p == Play.DRAW):
+            seen["punter against the grid"] += 1
+        third = points(punter[2]) if len(punter) == 3 else None
+        grid_b = profile.banker_ruling(total(banker[:2]), third).play
+        if grid_b != Play.OPTION and (len(banker) == 3) != (grid_b == Play.DRAW):
+            seen["banker against the grid"] += 1
+    return seen
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_baden_banco_solo_plays_free_and_the_host_agrees(seed: int) -> None:
+    # 003: "Spielt nur ein Ponte gegen den Bankhalter, können beide nach Belieben eine
+    # dritte Karte ... ziehen": free choices against the grid, and no faux tirage.
+    session = deal_shoes("baden", 3, seed, banco_solo=0.4)
+    check_shoes("baden", session)
+    seen = free_choices(session)
+    assert seen["before DEAL"] and seen["after DEAL"]
+    assert seen["punter against the grid"] and seen["banker against the grid"]
+    data = write_capture(session.messages, Faults.all(0.03), seed=seed)
+    outcome = replay_bytes(data, "baden")
+    assert [ln for ln in outcome.lines if ln["event"] == "coup.result"] == session.results
+    assert {ln.get("code") for ln in outcome.lines if ln["event"] != "coup.result"} <= {
+        "SHORT_LAST_COUP"}
+
+
+def test_banco_solo_is_opt_in_and_a_probability() -> None:
+    plain = deal_shoes("baden", 2, 7)
+    assert deal_shoes("baden", 2, 7, banco_solo=0).messages == plain.messages
+    solo = deal_shoes("baden", 2, 7, banco_solo=0.3)
+    assert solo.messages != plain.messages and Button("FREE", "B") in solo.messages
+    # Where sides play free by default, or at Punto Banco, there is nothing to free.
+    for name in ("zoppot-1934", "baden-punto-banco"):
+        assert Button("FREE", "P") not in deal_shoes(name, 1, 7, banco_solo=1).messages
+    with pytest.raises(ValueError):
+        deal_shoes("baden", 1, 7, banco_solo=1.5)
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

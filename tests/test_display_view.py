@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from drivers.messages import Message
 from hil.script import parse_script
-from shoe_daemon.display.history import History
 from shoe_daemon.display.publisher import TableDisplay
-from shoe_daemon.display.view import PLAYER_WORDS, STATE_WORDS, table_view
-from shoe_daemon.game.coup import STATES, CoupMachine
+from shoe_daemon.display.view import PLAYER_WORDS, STATE_WORDS, Published, table_view
+from shoe_daemon.game.coup import STATES, CoupMachine, CoupState, ShoeState, TableState
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.irregularities import Code
 
@@ -34,15 +34,23 @@ class Table:
 
     def __init__(self, profile: str) -> None:
         self.machine = CoupMachine(get_profile(profile))
-        self.history = History()
+        self.published = Published()
+        self.lines: list[dict[str, Any]] = []
+        self.seen = 0  # lines a caller has looked at
         self.views: list[dict[str, Any]] = []
 
     def play(self, script: str) -> dict[str, Any]:
         for message in parse_script(script):
-            for line in self.machine.handle(message):
-                self.history.add(line)
-            self.views.append(table_view(self.machine, self.history, "table-7"))
+            self.play_message(message)
         return self.views[-1]
+
+    def play_message(self, message: Message) -> dict[str, Any]:
+        for line in self.machine.handle(message):
+            self.published.add(line)
+            self.lines.append(line)
+        view = table_view(self.machine.public, self.machine.profile, self.published, "t-7")
+        self.views.append(view)
+        return view
 
 
 def shown(view: dict[str, Any], side: str) -> list[str | None]:
@@ -118,7 +126,7 @@ def test_expose_p1_uncovers_b1_too_and_p1_p2_uncover_the_bankers_hand():
     assert shown(view, "punter") == ["2C"] and shown(view, "banker") == ["5D"]
     assert codes_in(view) == {"2C", "5D"}
     assert [n["code"] for n in view["coup"]["notices"]] == ["EXPOSED_CARD"]
-    assert view["coup"]["notices"][0]["rule"] == "000 rules 6, 8"
+    assert view["coup"]["notices"][0]["rule"] == "000 rule 6"
     view = table.play("3H KS")
     assert codes_in(view) == {"2C", "5D"}
     view = table.play("EXPOSE:P2")
@@ -237,5 +245,118 @@ def test_the_publishers_json_is_the_view_coup_after_coup():
         for line in machine.handle(message):
             display.record(line)
         display.show(machine)
-        assert json.loads(sent[-1]) == table_view(machine, display.history, "table-7")
+        assert json.loads(sent[-1]) == table_view(
+        machine.public, machine.profile, display.published, "table-7"
+    )
     assert len(json.loads(sent[-1])["history"]["bead_plate"]) == 3
+
+
+# ---- the view reads the machine's public snapshot and what it published -----------------
+
+
+def test_a_notice_cites_the_rule_its_line_published():
+    # The machine cites 000 rule 6 for P1 alone and rule 8 once both punter cards are out;
+    # the view once showed the code's general "000 rules 6, 8" for both.
+    table = Table("zoppot-1934")
+    table.play("SHOE DEAL 2C 5D 3H KS EXPOSE:P1")
+    view = table.play("EXPOSE:P2")
+    published = [(e["code"], e["rule"]) for e in table.lines if e["event"] == "irregularity"]
+    assert published == [("EXPOSED_CARD", "000 rule 6"), ("EXPOSED_CARD", "000 rule 8")]
+    assert [(n["code"], n["rule"]) for n in view["coup"]["notices"]] == published
+
+
+@pytest.mark.parametrize("profile", ["zoppot-1934", "clermont-2015", "baden",
+                                     "baden-punto-banco"])
+def test_notices_naturals_and_swiss_nine_are_what_the_machine_published(profile):
+    # Dealt shoes with every dealing fault: after each message the view's notices, hold,
+    # naturals and Swiss Nine bets are those of the lines published for the coup in play.
+    from hil.dealer import GameFaults, deal_shoes
+
+    session = deal_shoes(profile, 2, 5, faults=GameFaults.all(0.2, 1.0))
+    table = Table(profile)
+    coup_lines: list[dict[str, Any]] = []
+    for message in session.messages:
+        view = table.play_message(message)
+        state = table.machine.public
+        new = table.lines[table.seen:]
+        table.seen = len(table.lines)
+        for line in new:
+            if coup_lines and (line["shoe"], line["coup"]) != (
+                coup_lines[0]["shoe"], coup_lines[0]["coup"]
+            ):
+                coup_lines = []
+            if line["event"] in ("irregularity", "coup.result"):
+                coup_lines.append(line)
+        if state.coup is None:
+            assert view["coup"] is None
+            continue
+        mine = [line for line in coup_lines
+                if (line["shoe"], line["coup"]) == (state.shoe.number, state.coup.number)]
+        notices = list(dict.fromkeys(
+            (line["code"], line["rule"]) for line in mine if line["event"] == "irregularity"
+        ))
+        assert [(n["code"], n["rule"]) for n in view["coup"]["notices"]] == notices
+        hold = [line for line in new if line["event"] == "irregularity" and line["hold"]]
+        if hold:
+            assert view["hold"]["rule"] == hold[-1]["rule"] == state.hold.rule
+        result = next((line for line in mine if line["event"] == "coup.result"), None)
+        if view["coup"]["outcome"] in ("banker", "punter", "egalite"):
+            assert result is not None
+            for side in ("punter", "banker"):
+                assert view["coup"][side]["natural"] == result[side]["natural"]
+            assert view["coup"].get("swiss_nine") == result.get("swiss_nine")
+        else:
+            assert not view["coup"]["punter"]["natural"] and "swiss_nine" not in view["coup"]
+
+
+def test_the_view_needs_nothing_but_the_snapshot_and_the_lines():
+    # A snapshot made by hand, no machine: face-down cards stay hidden, the exposed ones show.
+    state = TableState(
+        state="dealing", lamp="GREEN",
+        shoe=ShoeState(number=3, packs=6, cards_left=300, cut_card_out=False, last_coup=False,
+                       finished=False),
+        coup=CoupState(number=7, last=False, punter=("2C", "3H"), banker=("5D", "KS"),
+                       exposed=frozenset({"P1", "B1"}), outcome=None),
+        hold=None,
+    )
+    view = table_view(state, get_profile("zoppot-1934"), Published(), "t-7")
+    assert shown(view, "punter") == ["2C", None] and shown(view, "banker") == ["5D", None]
+    assert codes_in(view) == {"2C", "5D"} and view["coup"]["notices"] == []
+    assert view["shoe"]["number"] == 3 and view["history"]["bead_plate"] == []
+
+
+def test_the_public_snapshot_is_frozen_and_stays_as_it_was_taken():
+    machine = CoupMachine(get_profile("baden"))
+    for message in parse_script("SHOE:1 DEAL 9C 5D 9C"):
+        machine.handle(message)
+    held = machine.public
+    assert (held.state, held.lamp, held.coup.punter, held.coup.banker) == (
+        "on_hold", "RED", ("9C",), ("5D",))
+    assert held.hold.code == "FOREIGN_CARD" and held.hold.rule == get_profile("baden").packs_source
+    assert "KEY, then OK" in held.hold.action
+    assert held.shoe.cards_left == 52 - 3  # the held copy counts until it is taken out
+    with pytest.raises(AttributeError):
+        held.state = "decided"  # frozen
+    for message in parse_script("KEY:1 OK KH 3S"):
+        machine.handle(message)
+    now = machine.public
+    assert now.coup.outcome == "punter" and now.hold is None and now.shoe.cards_left == 52 - 4
+    assert held.coup.outcome is None and held.coup.punter == ("9C",) and held.state == "on_hold"
+
+
+def test_a_display_rebuilt_from_the_lines_shows_what_it_showed():
+    # The daemon rebuilds the display from the ledger's lines at start: same notices, same
+    # showdown, same roads as the display that recorded them one by one.
+    machine = CoupMachine(get_profile("zoppot-1934"))
+    live = TableDisplay("t-7", lambda _: None)
+    lines: list[dict[str, Any]] = []
+    script = "SHOE DEAL 9C 2D KH 3S DEAL 2C 5D EXPOSE:P1 3H KS EXPOSE:P2 RESTE STAND DEAL 4C"
+    for message in parse_script(script):
+        for line in machine.handle(message):
+            live.record(line)
+            lines.append(line)
+        rebuilt = TableDisplay("t-7", lambda _: None)
+        rebuilt.rebuild(lines)
+        assert rebuilt.snapshot(machine) == live.snapshot(machine)
+    counts = json.loads(live.snapshot(machine))["history"]["counts"]
+    assert (counts["punter"], counts["egalite"]) == (1, 1)

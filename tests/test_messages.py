@@ -47,7 +47,7 @@ cards = st.builds(
 buttons = st.one_of(
     st.builds(Button, st.sampled_from(sorted(BUTTONS_WITHOUT_ARG))),
     st.builds(Button, st.just("SHOE"), st.none() | st.integers(1, 16).map(str)),
-    st.builds(Button, st.just("TABLE"), st.sampled_from(["P", "B"])),
+    st.builds(Button, st.sampled_from(["TABLE", "FREE"]), st.sampled_from(["P", "B"])),
     st.builds(Button, st.just("EXPOSE"), st.sampled_from(sorted(EXPOSABLE))),
     st.builds(Button, st.just("ENTER"), st.sampled_from(sorted(READABLE_CARDS))),
     st.builds(Button, st.just("KEY"), field_text),
@@ -85,7 +85,8 @@ def test_registries_split_by_direction() -> None:
 
 
 def test_button_names_follow_the_spec_table() -> None:
-    table = {"SHOE", "DEAL", "CARTE", "RESTE", "STAND", "TABLE", "EXPOSE", "ENTER", "KEY", "VOID"}
+    table = {"SHOE", "DEAL", "CARTE", "RESTE", "STAND", "TABLE", "FREE", "EXPOSE", "ENTER", "KEY",
+             "VOID"}
     assert table | {"OK"} == BUTTONS
     assert BUTTONS_WITHOUT_ARG < BUTTONS
 
@@ -105,6 +106,8 @@ def test_button_names_follow_the_spec_table() -> None:
         ("BTN", ["SHOE", "8"], Button("SHOE", "8")),
         ("BTN", ["SHOE", "16"], Button("SHOE", "16")),
         ("BTN", ["TABLE", "B"], Button("TABLE", "B")),
+        ("BTN", ["FREE", "P"], Button("FREE", "P")),  # since 1.1
+        ("BTN", ["FREE", "B"], Button("FREE", "B")),
         ("BTN", ["EXPOSE", "P2"], Button("EXPOSE", "P2")),
         ("BTN", ["ENTER", "QH"], Button("ENTER", "QH")),
         ("BTN", ["KEY", "badge 0042"], Button("KEY", "badge 0042")),
@@ -169,6 +172,10 @@ def test_card_fields_omit_missing_dest() -> None:
         ("BTN", ["SHOE", " 8"]),
         ("BTN", ["TABLE"]),
         ("BTN", ["TABLE", "X"]),
+        ("BTN", ["FREE"]),
+        ("BTN", ["FREE", "p"]),
+        ("BTN", ["FREE", "PB"]),
+        ("BTN", ["FREE", "P", "B"]),
         ("BTN", ["EXPOSE"]),
         ("BTN", ["EXPOSE", "P3"]),
         ("BTN", ["ENTER"]),

@@ -1,11 +1,14 @@
 """What the daemon's loop calls: the table's state in, JSON snapshots out to the server.
 
+The view is built from the machine's public snapshot (`CoupMachine.public`) and the lines
+it published, which the loop hands over with `record` (or, from the ledger, `rebuild`).
 The loop plays a batch of frames, then commits them to the ledger in one go. After each
-frame it `stage`s the view (with `record`ed result lines in the history), so that every
+frame it `stage`s the view (with the frame's lines `record`ed first), so that every
 change can be shown, one by one, even when several frames came in one read; only after the
 commit succeeded does it `flush` them to the server, and on a failed commit it `discard`s
-them (the history is then rebuilt from the ledger with the machine). `show` sends the view at
-once, for state read back from the ledger. So a display only ever shows what the ledger holds.
+them (the published lines are then rebuilt from the ledger with the machine). `show` sends
+the view at once, for state read back from the ledger. So a display only ever shows what the
+ledger holds.
 """
 
 from __future__ import annotations
@@ -14,8 +17,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from shoe_daemon.display.history import History
-from shoe_daemon.display.view import table_view
+from shoe_daemon.display.view import Published, table_view
 from shoe_daemon.game.coup import CoupMachine
 
 
@@ -23,22 +25,23 @@ class TableDisplay:
     def __init__(self, table: str, sink: Callable[[bytes], None]) -> None:
         self.table = table
         self.sink = sink
-        self.history = History()
+        self.published = Published()
         self._last: bytes | None = None
         self._staged: list[bytes] = []
         self._history_json: tuple[dict[str, Any], bytes] | None = None  # the dict, its JSON
 
     def rebuild(self, lines: Iterable[dict[str, Any]]) -> None:
-        """The shoe's history again from the ledger's committed lines (start, stale machine)."""
-        self.history = History.of(lines)
+        """The published lines again from the ledger's committed ones (start, stale machine)."""
+        self.published = Published.of(lines)
 
     def record(self, line: dict[str, Any]) -> None:
-        self.history.add(line)
+        """One line the machine published (a result, an irregularity, a hold lifted)."""
+        self.published.add(line)
 
     def snapshot(self, machine: CoupMachine) -> bytes:
         """The view as JSON. The roads are most of it and change only with a result, so their
         JSON is kept (History keeps the same dict until then) and spliced in."""
-        view = table_view(machine, self.history, self.table)
+        view = table_view(machine.public, machine.profile, self.published, self.table)
         history = view.pop("history")
         if self._history_json is None or self._history_json[0] is not history:
             self._history_json = (history, _dumps(history))

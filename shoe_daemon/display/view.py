@@ -1,12 +1,14 @@
 """The public view of the table: the one place that decides what a display may see.
 
 Everything a client gets (the page, `/api/state`, the stream) is built here from the coup
-machine, and a card's code leaves this module only once the game has shown it:
+machine's public snapshot (`CoupMachine.public`, a `TableState`) and the lines it published
+(`Published`), never from the machine's own records; a card's code leaves this module only
+once the game has shown it:
 
 - the four first cards are dealt face down (000: the top card "face downwards from the
   shoe"; rule 6 "must not be uncovered");
 - a card that came out face up, or was uncovered by accident (`BTN,EXPOSE`), is public, with
-  what 000 rules 6 and 8 uncover with it: the machine's `Coup.exposed`;
+  what 000 rules 6 and 8 uncover with it: the snapshot's `exposed` positions;
 - third cards are public as soon as they are dealt (000 rule 9: "Drawn or requested third
   cards must always be placed on the table face upwards");
 - a decided coup is shown whole: a natural is uncovered at once (000: "he uncovers them
@@ -15,22 +17,25 @@ machine, and a card's code leaves this module only once the game has shown it:
 - a coup cancelled (000 rule 24) or voided by a supervisor ends without a showdown, so only
   what was already public stays shown.
 
-A hand's total is shown only when every card of it is public. Irregularities are shown in
+A hand's total is shown only when every card of it is public. What the machine decided is
+taken as it published it: the naturals and the Swiss Nine bets from the `coup.result` line,
+the rule a notice or a hold cites from its `irregularity` line. Irregularities are shown in
 words from this module, never with the machine's detail text, which names held cards.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from shoe_daemon.display.history import History
 from shoe_daemon.game import cards
-from shoe_daemon.game.coup import Coup, CoupMachine
-from shoe_daemon.game.irregularities import KINDS, Code
-from shoe_daemon.game.rules import Game, HouseProfile, swiss_nine
+from shoe_daemon.game.coup import CoupState, TableState
+from shoe_daemon.game.irregularities import Code
+from shoe_daemon.game.rules import Game, HouseProfile
 
 SHOWDOWN = ("banker", "punter", "egalite")  # outcomes reached by turning the cards over
-POSITIONS = ("P1", "P2", "P3", "B1", "B2", "B3")
 
 STATE_WORDS = {
     "no_shoe": "Waiting for a new shoe",
@@ -60,7 +65,44 @@ PLAYER_WORDS = {
 }
 
 
-def public_positions(coup: Coup) -> set[str]:
+@dataclass
+class Published:
+    """The lines the machine published, as the display keeps them: the shoe's history and
+    the latest coup's lines (its notices, each code with the rule it cited, and its result)."""
+
+    history: History = field(default_factory=History)
+    coup: tuple[int, int] | None = None  # (shoe, coup) of `notices` and `result`
+    notices: dict[tuple[str, str], None] = field(default_factory=dict)  # (code, rule), in order
+    result: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, lines: Iterable[dict[str, Any]]) -> Published:
+        published = cls()
+        for line in lines:
+            published.add(line)
+        return published
+
+    def add(self, line: dict[str, Any]) -> None:
+        self.history.add(line)
+        event = line.get("event")
+        if event != "irregularity" and event != "coup.result":
+            return
+        where = (line["shoe"], line["coup"])
+        if where != self.coup:
+            self.coup, self.notices, self.result = where, {}, None
+        if event == "irregularity":
+            self.notices.setdefault((line["code"], line["rule"]))
+        else:
+            self.result = line
+
+    def of_coup(self, shoe: int, coup: int) -> tuple[list[tuple[str, str]], dict[str, Any] | None]:
+        """The notices and the result line published for that coup (none: not yet)."""
+        if self.coup != (shoe, coup):
+            return [], None
+        return list(self.notices), self.result
+
+
+def public_positions(coup: CoupState) -> set[str]:
     """The positions of this coup whose card the game has shown (see the module's rules)."""
     dealt = {f"P{i + 1}" for i in range(len(coup.punter))}
     dealt |= {f"B{i + 1}" for i in range(len(coup.banker))}
@@ -71,78 +113,67 @@ def public_positions(coup: Coup) -> set[str]:
     return shown & dealt
 
 
-def _hand(codes: list[str], side: str, shown: set[str], final: bool) -> dict[str, Any]:
+def _hand(codes: tuple[str, ...], side: str, shown: set[str], natural: bool) -> dict[str, Any]:
     visible = [code if f"{side}{i + 1}" in shown else None for i, code in enumerate(codes)]
     whole = bool(codes) and all(v is not None for v in visible)
     return {
         "cards": visible,
         "total": cards.total(codes) if whole and "??" not in codes else None,
-        "natural": final and len(codes) >= 2 and cards.total(codes[:2]) >= 8,
+        "natural": natural,
     }
 
 
-def _rule_of(code: Code, profile: HouseProfile) -> str:
-    """The rule a notice cites: the house's own source where the machine uses it."""
-    by_house = {
-        Code.FACE_UP_IN_SHOE: profile.face_up_source,
-        Code.CUT_CARD_MISPLACED: profile.cut_source,
-        Code.FAUX_TIRAGE: profile.faux_tirage_source,
-        Code.FOREIGN_CARD: profile.packs_source,
-    }
-    return by_house.get(code) or KINDS[code].rule
-
-
-def _coup(machine: CoupMachine) -> dict[str, Any] | None:
-    coup = machine.coup
-    if coup is None:
+def _coup(table: TableState, published: Published) -> dict[str, Any] | None:
+    coup, shoe = table.coup, table.shoe
+    if coup is None or shoe is None:
         return None
+    notices, result = published.of_coup(shoe.number, coup.number)
     shown = public_positions(coup)
-    final = coup.outcome in SHOWDOWN
+    final = result if coup.outcome in SHOWDOWN else None  # the showdown, as published
     view: dict[str, Any] = {
         "number": coup.number,
         "last": coup.last,
-        "punter": _hand(coup.punter, "P", shown, final),
-        "banker": _hand(coup.banker, "B", shown, final),
+        "punter": _hand(coup.punter, "P", shown, bool(final and final["punter"]["natural"])),
+        "banker": _hand(coup.banker, "B", shown, bool(final and final["banker"]["natural"])),
         "outcome": coup.outcome,
         "notices": [
-            {"code": c, "words": PLAYER_WORDS[Code(c)], "rule": _rule_of(Code(c), machine.profile)}
-            for c in dict.fromkeys(coup.irregularities)
+            {"code": code, "words": PLAYER_WORDS[Code(code)], "rule": rule}
+            for code, rule in notices
         ],
     }
-    if machine.profile.swiss_nine and final and len(coup.banker) >= 2:
-        view["swiss_nine"] = list(swiss_nine(coup.banker[:2]))
+    if final is not None and "swiss_nine" in final:
+        view["swiss_nine"] = list(final["swiss_nine"])
     return view
 
 
-def _hold(machine: CoupMachine) -> dict[str, Any] | None:
-    hold = machine.hold_
-    if hold is None or machine.state != "on_hold":
+def _hold(table: TableState) -> dict[str, Any] | None:
+    hold = table.hold
+    if hold is None:
         return None
-    return {"code": hold.code.value, "words": PLAYER_WORDS[hold.code], "rule": hold.rule}
+    return {"code": hold.code, "words": PLAYER_WORDS[Code(hold.code)], "rule": hold.rule}
 
 
-def table_view(machine: CoupMachine, history: History, table: str) -> dict[str, Any]:
+def table_view(
+    table: TableState, profile: HouseProfile, published: Published, name: str
+) -> dict[str, Any]:
     """The whole display as JSON-able data; safe to send to anyone."""
-    profile = machine.profile
-    shoe, coup = machine.shoe, machine.coup
-    open_last = coup is not None and coup.outcome is None and coup.last  # the last coup on
-    state = machine.state
+    shoe = table.shoe
     return {
-        "table": table,
+        "table": name,
         "profile": profile.name,
         "house": profile.house,
         "game": "punto-banco" if profile.game is Game.PUNTO_BANCO else "chemin-de-fer",
-        "state": state,
-        "state_words": STATE_WORDS[state],
+        "state": table.state,
+        "state_words": STATE_WORDS[table.state],
         "shoe": None if shoe is None else {
             "number": shoe.number,
             "packs": shoe.packs,
-            "cards_left": max(shoe.left, 0),
-            "cut_card_out": shoe.last_coup_next or shoe.finished or open_last,
-            "last_coup": shoe.last_coup_next or open_last,
+            "cards_left": shoe.cards_left,
+            "cut_card_out": shoe.cut_card_out,
+            "last_coup": shoe.last_coup,
             "finished": shoe.finished,
         },
-        "coup": _coup(machine),
-        "hold": _hold(machine),
-        "history": history.view(shoe.number if shoe is not None else None),
+        "coup": _coup(table, published),
+        "hold": _hold(table),
+        "history": published.history.view(shoe.number if shoe is not None else None),
     }

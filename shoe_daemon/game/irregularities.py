@@ -3,12 +3,19 @@
 A hold stops the coup (lamp red) until the croupier or a supervisor acts; a warning is
 recorded with the coup and play goes on. Each kind names the rule behind it; where the
 citation depends on the house, the coup machine passes the profile's own source instead.
+
+A hold carries its way out (`WayOut`): the buttons that lift it and the instruction that
+names them, so what the croupier is told is what the machine accepts. A code that holds
+only sometimes (FAUX_TIRAGE, where the banker must choose) has its way out for that case
+here too, and its warning words for the others.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
 
 
 class Code(StrEnum):
@@ -27,7 +34,7 @@ class Code(StrEnum):
 
 
 class Resolution(StrEnum):
-    """How a hold is lifted."""
+    """How a hold is lifted (a supervisor's KEY, then VOID, ends any hold: the coup is void)."""
 
     OK = "OK"  # the croupier put it right and pressed OK
     ENTER = "ENTER"  # the croupier keyed in the unreadable card
@@ -36,16 +43,58 @@ class Resolution(StrEnum):
     BANKER_CHOICE = "BANKER_CHOICE"  # OK (the banker takes the card) or STAND (discard it)
 
 
-@dataclass(frozen=True, slots=True)
-class Kind:
-    code: Code
-    rule: str
-    hold: bool
-    resolution: Resolution | None
-    action: str  # what the croupier must do, in words
-
+#: The presses that lift a hold of each resolution, each a sequence of button names.
+PRESSES: Mapping[Resolution, tuple[tuple[str, ...], ...]] = MappingProxyType(
+    {
+        Resolution.OK: (("OK",),),
+        Resolution.ENTER: (("ENTER",),),
+        Resolution.DECLARE: (("CARTE",), ("RESTE",)),
+        Resolution.SUPERVISOR_OK: (("KEY", "OK"),),
+        Resolution.BANKER_CHOICE: (("OK",), ("STAND",)),
+    }
+)
+SUPERVISOR_VOID = ("KEY", "VOID")  # ends any hold; printed where the instruction offers it
 
 _VOID_HINT = " Or a supervisor cancels the coup: KEY, then VOID."
+
+
+@dataclass(frozen=True, slots=True)
+class WayOut:
+    """How one hold is lifted, and the instruction printed with it (`action`)."""
+
+    resolution: Resolution
+    action: str
+
+    @property
+    def presses(self) -> tuple[tuple[str, ...], ...]:
+        """Every sequence of presses the instruction names, the supervisor's VOID included."""
+        offered = (SUPERVISOR_VOID,) if self.action.endswith(_VOID_HINT) else ()
+        return PRESSES[self.resolution] + offered
+
+    @property
+    def buttons(self) -> frozenset[str]:
+        """The buttons this hold's resolution takes (KEY and VOID act during any hold)."""
+        return frozenset(name for press in PRESSES[self.resolution] for name in press)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One code: the rule it cites, and what the croupier is told when it warns or holds."""
+
+    code: Code
+    rule: str
+    warning: str | None = None  # the instruction when it is recorded and play goes on
+    hold: WayOut | None = None  # how a hold of this code is lifted
+
+
+#: 000 rule 21: the card drawn for the punter against the table is the banker's to take if
+#: he draws, else it goes to the discard; where the banker has a choice the coup waits for it.
+BANKER_TAKES_OR_STANDS = WayOut(
+    Resolution.BANKER_CHOICE,
+    "A card was drawn for the punter against the table: the banker may take it. Press OK if "
+    "he takes it, or STAND if he stands and the card goes to the discard; the coup is then "
+    "decided as redressed.",
+)
 
 KINDS: dict[Code, Kind] = {
     k.code: k
@@ -53,93 +102,84 @@ KINDS: dict[Code, Kind] = {
         Kind(
             Code.WRONG_ORDER,
             "000 rule 12",
-            True,
-            Resolution.OK,
-            "Card dealt to the wrong place: move it to its place in the order punter, banker, "
-            "punter, banker, then press OK." + _VOID_HINT,
+            hold=WayOut(
+                Resolution.OK,
+                "Card dealt to the wrong place: move it to its place in the order punter, "
+                "banker, punter, banker, then press OK." + _VOID_HINT,
+            ),
         ),
         Kind(
             Code.WRONG_NUMBER,
             "000 rules 12, 13",
-            False,
-            None,
             "Card dealt where none may come: if it was not uncovered it stays on the table "
             "for the next deal (000 rule 13); if it was uncovered, put it in the discard.",
         ),
         Kind(
             Code.FAUX_TIRAGE,
             "000 rule 21",
-            False,
-            None,
             "A side bound by the table played against it: redress it as the table requires.",
+            hold=BANKER_TAKES_OR_STANDS,
         ),
         Kind(
             Code.EXPOSED_CARD,
             "000 rules 6, 8",
-            False,
-            None,
             "A dealt card was uncovered: the banker uncovers his matching card (000 rule 6); "
             "with both punter cards uncovered he uncovers both and plays after the shoe (rule 8).",
         ),
         Kind(
             Code.FACE_UP_IN_SHOE,
             "house profile",
-            False,
-            None,
             "A card came out of the shoe face up.",
         ),
         Kind(
             Code.UNREADABLE_CARD,
             "shoe-line-protocol CARD ??",
-            True,
-            Resolution.ENTER,
-            "The reader could not read the card: key it in with ENTER.",
+            hold=WayOut(
+                Resolution.ENTER, "The reader could not read the card: key it in with ENTER."
+            ),
         ),
         Kind(
             Code.FOREIGN_CARD,
             "house profile: packs",
-            True,
-            Resolution.SUPERVISOR_OK,
-            "More copies of this card than the packs hold: call a supervisor. KEY, then OK "
-            "takes the card out of play (the next card takes its place)." + _VOID_HINT,
+            hold=WayOut(
+                Resolution.SUPERVISOR_OK,
+                "More copies of this card than the packs hold: call a supervisor. KEY, then OK "
+                "takes the card out of play (the next card takes its place)." + _VOID_HINT,
+            ),
         ),
         Kind(
             Code.CUT_CARD_MISPLACED,
             "house profile: cut card",
-            False,
-            None,
             "The cut card came out with other than the expected number of cards behind it: "
             "check the shoe's preparation before the next shoe.",
         ),
         Kind(
             Code.SHORT_LAST_COUP,
             "000 rule 24",
-            False,
-            None,
             "The shoe ran out before the coup could be finished: the coup is cancelled "
             "without loss to either side.",
         ),
         Kind(
             Code.DECLARATION_MISSING,
             "shoe-line-protocol 'A coup on the wire'",
-            True,
-            Resolution.DECLARE,
-            "A card came before the punter declared: press CARTE or RESTE for his "
-            "declaration; the card is then placed accordingly." + _VOID_HINT,
+            hold=WayOut(
+                Resolution.DECLARE,
+                "A card came before the punter declared: press CARTE or RESTE for his "
+                "declaration; the card is then placed accordingly." + _VOID_HINT,
+            ),
         ),
         Kind(
             Code.COUP_NOT_FINISHED,
             "000 rule 12",
-            True,
-            Resolution.OK,
-            "A new deal or shoe was started inside an undecided coup: press OK to ignore that "
-            "press and finish the coup." + _VOID_HINT,
+            hold=WayOut(
+                Resolution.OK,
+                "A new deal or shoe was started inside an undecided coup: press OK to ignore "
+                "that press and finish the coup." + _VOID_HINT,
+            ),
         ),
         Kind(
             Code.DEAL_AFTER_LAST_COUP,
             "house profile: cut card",
-            False,
-            None,
             "A coup was dealt after the last coup of the shoe: change the shoe.",
         ),
     )

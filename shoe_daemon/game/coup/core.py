@@ -1,0 +1,172 @@
+"""What the coup machine holds between messages, and the lines the message in hand produced.
+
+`Core` is the `transitions` model: its `state` moves only by the triggers of the table in
+`shoe_daemon.game.coup.machine`. The parts (order of play, drawing, holds, inventory) read
+and change the shoe, the coup in play and the hold here, and record their lines through it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.messages import Card, Message
+from shoe_daemon.game import cards, results
+from shoe_daemon.game.irregularities import KINDS, Code, WayOut
+from shoe_daemon.game.rules import HouseProfile, swiss_nine
+
+
+@dataclass
+class Shoe:
+    number: int
+    packs: int
+    seen: int = 0  # cards out of the shoe, foreign ones excepted
+    copies: Counter[str] = field(default_factory=Counter)
+    last_coup_next: bool = False  # the cut card came out: the next coup is the last
+    finished: bool = False  # the last coup has been decided
+    carried: list[Card] = field(default_factory=list)  # 000 rule 13: kept for the next deal
+
+    @property
+    def size(self) -> int:
+        return self.packs * cards.CARDS_PER_PACK
+
+    @property
+    def left(self) -> int:
+        return self.size - self.seen
+
+
+@dataclass
+class Coup:
+    shoe: int
+    number: int
+    last: bool
+    punter_bound: bool
+    banker_bound: bool
+    punter: list[str] = field(default_factory=list)
+    banker: list[str] = field(default_factory=list)
+    exposed: set[str] = field(default_factory=set)  # positions P1 P2 P3 B1 B2 B3
+    declaration: str | None = None  # CARTE or RESTE, pressed or implied
+    declared: bool = False  # the punter said it himself (a button), so it binds him
+    banker_bound_stand: bool = False  # decided because the table made the banker stand
+    redress_pending: bool = False  # 000 rule 21: a card drawn for the punter by mistake is due
+    irregularities: list[str] = field(default_factory=list)
+    outcome: str | None = None
+
+    def position(self, side: str) -> str:
+        hand = self.punter if side == "P" else self.banker
+        return f"{side}{len(hand) + 1}"
+
+
+@dataclass
+class Hold:
+    code: Code
+    rule: str
+    way_out: WayOut  # the buttons that lift it, and the instruction that names them
+    resume: str  # the state play goes back to
+    message: Message | None = None  # the held card or button
+
+
+class Core:
+    """The state, the shoe, the coup in play, the hold, and the lines being produced."""
+
+    state: str
+    # The triggers, bound by transitions from the table in machine.py.
+    load_shoe: Callable[..., bool]
+    deal: Callable[..., bool]
+    punter_draws: Callable[..., bool]
+    ask_declaration: Callable[..., bool]
+    punter_stands: Callable[..., bool]
+    carte: Callable[..., bool]
+    reste: Callable[..., bool]
+    punter_drew: Callable[..., bool]
+    decide: Callable[..., bool]
+    hold: Callable[..., bool]
+    lift: Callable[..., bool]
+
+    def __init__(self, profile: HouseProfile) -> None:
+        self.profile = profile
+        self.shoe: Shoe | None = None
+        self.coup: Coup | None = None
+        self.held: Hold | None = None
+        self.lines: list[dict[str, Any]] = []  # produced by the message being handled
+
+    def where(self) -> tuple[int, int]:
+        shoe = self.shoe.number if self.shoe is not None else 0
+        coup = self.coup.number if self.coup is not None else 0
+        return shoe, coup
+
+    def irregularity(
+        self, code: Code, detail: str, rule: str | None = None, way_out: WayOut | None = None
+    ) -> None:
+        """Record one; a hold's line prints its way out, a warning's the code's words."""
+        kind = KINDS[code]
+        action = way_out.action if way_out is not None else kind.warning
+        assert action is not None, f"{code} has no warning words"
+        if self.coup is not None and self.state not in ("waiting_for_stakes", "no_shoe"):
+            self.coup.irregularities.append(code.value)
+        shoe, coup = self.where()
+        self.lines.append(
+            results.irregularity(
+                code=code.value,
+                shoe=shoe,
+                coup=coup,
+                rule=rule or kind.rule,
+                detail=detail,
+                hold=way_out is not None,
+                action=action,
+            )
+        )
+
+    def hold_for(
+        self,
+        code: Code,
+        detail: str,
+        message: Message | None = None,
+        rule: str | None = None,
+        way_out: WayOut | None = None,
+    ) -> None:
+        """Stop play: `way_out` (by default the code's) says which buttons lift the hold."""
+        kind = KINDS[code]
+        way_out = way_out or kind.hold
+        assert way_out is not None, f"{code} has no way out of a hold"
+        rule = rule or kind.rule
+        self.held = Hold(code, rule, way_out, resume=self.state, message=message)
+        self.hold()
+        self.irregularity(code, detail, rule=rule, way_out=way_out)
+
+    def resolved(self, hold: Hold, how: str, by: str) -> None:
+        shoe, coup = self.where()
+        self.lines.append(results.resolution(code=hold.code, shoe=shoe, coup=coup, how=how, by=by))
+
+    # ---- transition callbacks ----------------------------------------------------------
+
+    def resumes_here(self, event: Any) -> bool:
+        """A lifted hold goes back to the state it was raised in."""
+        return self.held is not None and event.transition.dest == self.held.resume
+
+    def publish(self, event: Any) -> None:
+        """The decided coup's outcome (given: cancelled, void; else the higher total wins)
+        and its result line; the shoe's last coup finishes the shoe."""
+        coup, shoe = self.coup, self.shoe
+        assert coup is not None and shoe is not None
+        coup.outcome = event.kwargs.get("outcome") or results.outcome_of(coup.punter, coup.banker)
+        if coup.last:
+            shoe.finished = True
+        swiss = None
+        if self.profile.swiss_nine:
+            swiss = swiss_nine(coup.banker[:2]) if len(coup.banker) >= 2 else ()
+        self.lines.append(
+            results.coup_result(
+                shoe=coup.shoe,
+                coup=coup.number,
+                profile=self.profile.name,
+                outcome=coup.outcome,
+                punter=coup.punter,
+                banker=coup.banker,
+                last_coup=coup.last,
+                irregularities=coup.irregularities,
+                swiss_nine=swiss,
+            )
+        )

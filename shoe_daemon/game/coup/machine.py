@@ -1,0 +1,156 @@
+"""The coup state machine: one per table, fed decoded shoe messages, reused across coups.
+
+It applies the house profile (shoe_daemon.game.houses) to what the shoe reports and decides
+each coup, or holds it when the dealing went wrong. Every rule applied cites its seed:
+`000` is Zoppot 1934, `001` the Clermont Club 2015, `003` Grand Casino Baden.
+
+`table` below is the machine: every move of the state (shoe_daemon.game.coup.states), what
+chooses among moves, and what each move does. The parts decide the rest, each on its own
+concern: the order of play (play.py), declarations and drawing (drawing.py, with the calls
+against the table and faux tirage in calls.py), holds and their resolution (holds.py), the
+shoe's inventory and last coup (inventory.py); they share the state, the shoe, the coup in
+play and the hold (core.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from transitions import Machine
+
+from drivers.messages import Message
+from shoe_daemon.game.coup.calls import Calls
+from shoe_daemon.game.coup.core import Core, Coup, Hold, Shoe
+from shoe_daemon.game.coup.drawing import Drawing
+from shoe_daemon.game.coup.holds import Holds
+from shoe_daemon.game.coup.inventory import Inventory
+from shoe_daemon.game.coup.play import OrderOfPlay
+from shoe_daemon.game.coup.public import TableState, snapshot
+from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, NOT_HELD, STATES
+from shoe_daemon.game.rules import HouseProfile, Play
+
+
+def table(core: Core, drawing: Drawing) -> list[dict[str, Any]]:
+    """Every transition: trigger, from, to, and what it does (its callbacks).
+
+    Each trigger names a moment of the coup; where the game chooses between moves (after
+    the fourth card) the part that knows the rule pulls the one trigger that applies
+    (docs/coup-machine.md says why). Only a lifted hold is chosen by a condition: it goes
+    back to the state it was raised in.
+    """
+    return [
+        {"trigger": "load_shoe", "source": BETWEEN_COUPS, "dest": "waiting_for_stakes"},
+        {"trigger": "deal", "source": BETWEEN_COUPS, "dest": "dealing"},
+        # After the fourth card, no natural: the punter's cell (Drawing.four_dealt).
+        {"trigger": "punter_draws", "source": "dealing", "dest": "punter_drawing",
+         "before": drawing.implied},
+        {"trigger": "ask_declaration", "source": "dealing", "dest": "punter_to_declare"},
+        {"trigger": "punter_stands", "source": "dealing", "dest": "banker_to_play",
+         "before": drawing.implied, "after": drawing.banker_plays},
+        # The punter's own CARTE or RESTE (a free punter may still change an implied one).
+        {"trigger": "carte", "source": ["punter_to_declare", "banker_to_play"],
+         "dest": "punter_drawing", "before": drawing.declared},
+        {"trigger": "reste", "source": ["punter_to_declare", "punter_drawing"],
+         "dest": "banker_to_play", "before": drawing.declared, "after": drawing.banker_plays},
+        {"trigger": "punter_drew", "source": "punter_drawing", "dest": "banker_to_play",
+         "after": drawing.banker_plays},
+        {"trigger": "decide", "source": list(IN_COUP), "dest": "decided",
+         "after": core.publish},
+        {"trigger": "hold", "source": NOT_HELD, "dest": "on_hold"},
+        *(
+            {"trigger": "lift", "source": "on_hold", "dest": state, "conditions": core.resumes_here}
+            for state in NOT_HELD
+        ),
+    ]
+
+
+class CoupMachine:
+    """Applies a house profile to the stream of shoe messages for one table.
+
+    `handle(message)` feeds one accepted frame's message and returns, in order, the lines
+    it produced: results and irregularities (JSON-able dicts, see shoe_daemon.game.results).
+    """
+
+    def __init__(self, profile: HouseProfile) -> None:
+        self.profile = profile
+        self._core = core = Core(profile)
+        self._inventory = Inventory(core)
+        self._drawing = Drawing(core)
+        self._holds = Holds(core, self._inventory, self._drawing)
+        calls = Calls(core, self._drawing)
+        self._play = OrderOfPlay(core, self._inventory, self._drawing, calls, self._holds)
+        self._machine = Machine(
+            model=core,
+            states=STATES,
+            transitions=table(core, self._drawing),
+            initial="no_shoe",
+            auto_transitions=False,
+            send_event=True,
+        )
+
+    # ---- input ---------------------------------------------------------------------------
+
+    def restore(self, messages: Iterable[Message], shoes_before: int) -> list[dict[str, Any]]:
+        """Rebuild the state from recorded messages (the ledger's, since the last BTN,SHOE).
+
+        The machine depends on nothing but the profile and the messages, so playing them
+        again brings back the coup in progress, holds and queue included. Returns the lines
+        that replay produced, for the caller to hold against what was recorded; they are
+        not published again.
+        """
+        self._inventory.shoes = shoes_before
+        produced: list[dict[str, Any]] = []
+        for message in messages:
+            produced += self.handle(message)
+        return produced
+
+    def handle(self, message: Message) -> list[dict[str, Any]]:
+        """Play one message; return the lines it produced, in order."""
+        lines = self._core.lines = []
+        if self._core.state == "on_hold" and not self._holds.lifts(message):
+            self._holds.wait(message)
+            return lines
+        self._play.dispatch(message)
+        if self._holds.queue:
+            while (waiting := self._holds.next_waiting()) is not None:
+                self._play.dispatch(waiting)
+        return lines
+
+    # ---- what the table shows --------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        return self._core.state
+
+    @property
+    def lamp(self) -> str:
+        """GREEN ready, AMBER waiting for a declaration or the banker's choice, RED on hold."""
+        state = self._core.state
+        if state == "on_hold":
+            return "RED"
+        if state == "punter_to_declare":
+            return "AMBER"
+        if state == "banker_to_play" and self._drawing.banker_play() is Play.OPTION:
+            return "AMBER"
+        return "GREEN"
+
+    @property
+    def public(self) -> TableState:
+        """A frozen snapshot of the table now: what the display and the status may read."""
+        return snapshot(self._core, self.lamp)
+
+    # The machine's own records, live and changing (its tests look into them); anything that
+    # shows the table reads `public` instead.
+
+    @property
+    def shoe(self) -> Shoe | None:
+        return self._core.shoe
+
+    @property
+    def coup(self) -> Coup | None:
+        return self._core.coup
+
+    @property
+    def hold_(self) -> Hold | None:
+        return self._core.held
