@@ -139,8 +139,8 @@ BADEN = HouseProfile(
         'Ziehen der dritten Karte einem feststehenden Schema."; "Banco mit dem Tisch": "In '
         'diesem Fall ist der Banco-Spieler an die Ziehungsregel gebunden."; only when "Spielt '
         'nur ein Ponte gegen den Bankhalter, können beide nach Belieben eine dritte Karte" '
-        "(banco solo) do both sides play free, which shoe-line-protocol v1 cannot signal "
-        "(BTN,TABLE only binds), so both default to bound"
+        "(banco solo) do both sides play free: the common case binds, so both default to "
+        "bound and the croupier frees a banco solo's sides with BTN,FREE (protocol 1.1)"
     ),
     punter_rule=_BADEN_PUNTER,
     punter_table=_BADEN_PUNTER,
