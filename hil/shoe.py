@@ -683,6 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shoes", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--packs", type=int, default=None)
+    p.add_argument("--banco-solo", type=float, default=0.0, metavar="P",
+                   help="chance per coup of a banco solo, its sides freed with BTN,FREE "
+                        "(protocol 1.1; Chemin de Fer houses that bind by default, 003)")
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--pty-link", type=Path, help="symlink to maintain to the pty's slave")
     where.add_argument("--usb-socket", type=Path, help="Unix socket for the simulated USB device")
@@ -701,9 +704,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def session_for(profile: str, shoes: int, seed: int, packs: int | None,
-                game_faults: GameFaults | None) -> Session:
+                game_faults: GameFaults | None, banco_solo: float = 0) -> Session:
     """The croupier's session the shoe plays (tests call this to know what to expect)."""
-    return deal_shoes(profile, shoes, seed, packs=packs, faults=game_faults or None)
+    return deal_shoes(profile, shoes, seed, packs=packs, faults=game_faults or None,
+                      banco_solo=banco_solo)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -721,7 +725,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--baud must be positive")
     pace = tuple(args.pace_range) if args.pace_range else (args.pace, args.pace)
     try:
-        session = session_for(args.profile, args.shoes, args.seed, args.packs, game_faults)
+        session = session_for(args.profile, args.shoes, args.seed, args.packs, game_faults,
+                              args.banco_solo)
     except ValueError as e:
         parser.error(str(e))
     with args.truth.open("w") as truth:

@@ -74,3 +74,14 @@ def test_the_lamp_follows_the_coup(tmp_path):
 def test_soak_many_shoes_every_fault(tmp_path, profile):
     check(run_table(tmp_path, profile, timeout=900,
                     shoe_args={"shoes": 8, "seed": 99, "faults": ["all"]}))
+
+
+def test_banco_solo_freed_with_btn_free_through_the_real_daemon(tmp_path):
+    # Protocol 1.1: at Baden a banco solo's sides play free (003 "können beide nach Belieben
+    # eine dritte Karte ... ziehen"); the croupier says so with BTN,FREE. Free choices against
+    # the grid must come out as plain results, exactly as the croupier dealt them.
+    run = run_table(tmp_path, "baden",
+                    shoe_args={"seed": 12, "extra": ["--banco-solo", "0.5"]})
+    check(run)
+    assert b"BTN,FREE," in (tmp_path / "shoe.cap").read_bytes()
+    assert not any("FAUX_TIRAGE" in r["irregularities"] for r in run.coup_results)
