@@ -108,7 +108,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    store = Store(config.database)
+    store = Store(config.database, create=False)
     try:
         floor = export_floor(store, config.state_dir, args.out, args.start, args.end,
                              args.table)

@@ -19,7 +19,8 @@ wait behind a missing one (the store's `pending`). Records the table could not s
 link down: the tile says offline, and since when) or that sit in the broker's queue for a
 stopped collector are not visible one by one from here; the tile shows the latter as the
 store being behind: the table showed a change (a new live state) and the store has had no
-record of that table since, for more than `grace`. The table's exact count is at the table
+record of that table stored within `grace` of it (the two clocks, the page's and the
+collector's, and their queues, may differ by less). The table's exact count is at the table
 (`shoe-daemon status`).
 
 Every method runs on the server's loop; the feed's threads hand their news to it there.
@@ -34,7 +35,7 @@ from typing import Any
 from shoe_floor.query import AlarmCount, TableRow
 
 RESULTS = 12  # last decided coups on a tile
-ROAD_COLUMNS = 16  # big road columns on a tile
+ROAD_COLUMNS = 26  # big road columns on a tile
 WAITING = ("punter_to_declare", "banker_to_play")
 SERIOUS = ("edited", "broken-link", "conflict", "malformed")  # the chain refused something
 
@@ -206,7 +207,7 @@ class Board:
             tile["hold"]["since"] = _ms(facts.hold_since)
         behind = None
         if (row is not None and facts.state_at is not None
-                and (row.tip_at or 0) < facts.state_at):
+                and facts.state_at - (row.tip_at or 0) > self.grace_ns):
             behind = _ms(facts.state_at)
         tile["store"] = {
             "tip": row.tip if row else 0,

@@ -86,11 +86,11 @@ class Feed:
         table = topics.table_of(self.prefix, msg.topic)
         if table is None:
             return
-        payload, live = bytes(msg.payload), not msg.retain
+        payload, live, arrived = bytes(msg.payload), not msg.retain, time.time_ns()
         if msg.topic.endswith("/" + topics.STATE):
-            self.post(lambda board, now: board.state(table, payload, live, now))
+            self.post(lambda board, _now: board.state(table, payload, live, arrived))
         elif msg.topic.endswith("/" + topics.ONLINE):
-            self.post(lambda board, now: board.online(table, payload, live, now))
+            self.post(lambda board, _now: board.online(table, payload, live, arrived))
 
     # The store's thread.
 
@@ -104,7 +104,7 @@ class Feed:
         now = time.time_ns()
         try:
             if self._store is None:
-                self._store = Store(self.config.floor.database)
+                self._store = Store(self.config.floor.database, create=False)
             store = self._store
             rows = query.tables(store)
             alarms = query.alarm_counts(store, now - ALARM_WINDOW_NS)

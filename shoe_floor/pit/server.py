@@ -40,6 +40,10 @@ _HEADERS = {
 News = Callable[[Board, int], list[str]]
 
 
+async def _finish(tasks: set[asyncio.Task[Any]]) -> None:
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 @dataclass(eq=False)
 class _Client:
     queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
@@ -89,6 +93,13 @@ class PitServer:
             try:
                 loop.run_until_complete(self._serve())
             finally:
+                # What is still running (a screen connecting as the server stopped) ends here,
+                # on a live loop, as asyncio.run ends its tasks.
+                left = asyncio.all_tasks(loop)
+                for task in left:
+                    task.cancel()
+                if left:
+                    loop.run_until_complete(_finish(left))
                 loop.close()
 
         self._thread = threading.Thread(target=serve, name="pit-http", daemon=True)

@@ -117,19 +117,21 @@ def test_backlog_is_what_waits_behind_a_gap():
     assert store["backlog"] == 0 and store["gap_at"] is None
 
 
-def test_the_store_is_behind_when_a_live_change_has_no_record_stored_after_it():
-    table, board = Table(), Board()
+def test_the_store_is_behind_when_a_live_change_has_no_record_stored_near_it():
+    table, board = Table(), Board(grace_ns=2 * S)
     board.store(news(row(tip_at=5 * S)), 5 * S)
-    board.state("t7", table.play("SHOE"), True, 6 * S)  # the table shows a change
-    assert tile(board)["store"]["behind_since"] == 6000
-    board.store(news(row(tip=12, tip_at=6 * S + 50_000_000)), 7 * S)  # its records came
+    board.state("t7", table.play("SHOE"), True, 6 * S)  # within the grace of the last record
+    assert tile(board)["store"]["behind_since"] is None
+    board.state("t7", table.play("DEAL"), True, 8 * S)  # the table shows a change
+    assert tile(board)["store"]["behind_since"] == 8000
+    board.store(news(row(tip=12, tip_at=8 * S + 50_000_000)), 9 * S)  # its records came
     assert tile(board)["store"]["behind_since"] is None
     # A retained view (the page just connected) or the same view again proves nothing.
-    board.state("t7", table.views[-1], True, 9 * S)
+    board.state("t7", table.views[-1], True, 19 * S)
     assert tile(board)["store"]["behind_since"] is None
-    other = Board()
+    other = Board(grace_ns=2 * S)
     other.store(news(row(tip_at=5 * S)), 5 * S)
-    other.state("t7", table.views[-1], False, 6 * S)
+    other.state("t7", table.views[-1], False, 16 * S)
     assert tile(other)["store"]["behind_since"] is None
 
 

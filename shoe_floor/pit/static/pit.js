@@ -11,7 +11,7 @@ const SIDES = {
 };
 const LAMPS = { ready: "READY", waiting: "WAITING", hold: "HOLD", offline: "OFFLINE",
                 unknown: "NO STATE" };
-const ROAD_COLUMNS = 16;
+const ROAD_COLUMNS = 26;
 
 const $ = (id) => document.getElementById(id);
 const collator = new Intl.Collator(undefined, { numeric: true });
@@ -116,7 +116,7 @@ function alertLine(t) {
   } else if (t.hold) {
     line.className = "alert hold";
     line.append(t.hold.since ? since("", "HELD ", t.hold.since) : el("span", "", "HELD"));
-    line.append(el("span", "", " \u00b7 " + t.hold.words + " (" + t.hold.rule + ")"));
+    line.append(el("span", "", " \u00b7 " + t.hold.rule));
     line.dataset.hold = t.hold.code;
   } else if (t.notices && t.notices.length) {
     line.className = "alert notice";
@@ -128,16 +128,17 @@ function alertLine(t) {
 function foot(t) {
   const f = el("div", "foot");
   const s = t.store;
-  f.append(el("span", "", s.tip ? "stored #" + s.tip.toLocaleString("en") : "nothing stored"));
   const backlog = el("span", s.backlog ? "warn" : "", "backlog " + s.backlog);
   backlog.dataset.backlog = String(s.backlog);
   f.append(backlog);
   if (s.gap_at) f.append(el("span", "warn", "gap at #" + s.gap_at));
   if (s.behind_since) f.append(since("warn", "store behind ", s.behind_since, s.grace_ms));
   const a = t.alarms;
-  const alarms = el("span", a.serious ? "bad" : (a.count ? "warn" : ""),
-                    "alarms " + a.count + (a.last ? " (" + a.last.kind + ")" : ""));
-  f.append(alarms);
+  if (a.count) {
+    f.append(el("span", a.serious ? "bad" : "warn",
+                a.count + (a.count === 1 ? " alarm" : " alarms") + " (" + a.last.kind + ")"));
+  }
+  f.append(el("span", "stored", s.tip ? "stored #" + s.tip.toLocaleString("en") : "nothing stored"));
   return f;
 }
 
@@ -147,6 +148,9 @@ function render(t) {
   tile.dataset.table = t.table;
   tile.dataset.lamp = t.lamp;
   tile.dataset.alarm = t.alarms.serious ? "serious" : "";
+  tile.dataset.shoe = t.shoe ? String(t.shoe.number) : "";
+  tile.dataset.coup = t.coup ? String(t.coup.number) : "";
+  tile.dataset.tip = String(t.store.tip);
   const top = el("div", "top");
   top.append(el("span", "name", t.name || t.table),
              el("span", "house", [t.house, t.name && t.name !== t.table ? t.table : ""]
@@ -162,13 +166,16 @@ function render(t) {
   } else {
     shoe.append(el("span", "left", t.state ? "No shoe" : "No state from the table yet"));
   }
-  tile.append(shoe, el("div", "state", t.state_words || ""));
+  const state = el("div", "state");
+  state.append(el("span", "words", t.hold ? t.hold.words : (t.state_words || "")));
+  if (t.coup && t.coup.outcome) {
+    state.append(el("span", "outcome " + t.coup.outcome, outcomeWords(t.coup, names)));
+  }
   const coup = el("div", "coup");
   if (t.coup) {
     coup.append(...hand(t.coup.punter, "p", names.p), ...hand(t.coup.banker, "b", names.b));
-    if (t.coup.outcome) coup.append(el("span", "outcome " + t.coup.outcome, outcomeWords(t.coup, names)));
   }
-  tile.append(coup, alertLine(t));
+  tile.append(shoe, state, coup, alertLine(t));
   const beads = el("div", "beads");
   (t.results || []).forEach((b) => {
     const bead = el("span", "bead " + b.winner + (b.natural ? " natural" : ""), String(b.total));
