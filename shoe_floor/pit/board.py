@@ -186,8 +186,9 @@ class Board:
                 facts.hold_since = found[1]
         return self._changed(list(self.facts))
 
-    def connection(self, up: bool) -> None:
+    def connection(self, up: bool) -> list[str]:
         self.broker = up
+        return []
 
     def held(self) -> dict[str, tuple[Any, ...]]:
         """Tables on hold whose hold's record has not been found yet: for the feed."""
@@ -249,7 +250,13 @@ class Board:
     def _changed(self, tables: list[str]) -> list[str]:
         changed = []
         for table in tables:
-            tile = self.tile(table)
+            try:
+                tile = self.tile(table)
+            except (KeyError, TypeError, AttributeError, ValueError):
+                # A view not of the display's shape: shown as no state, and the other
+                # tables' tiles go on.
+                self.facts[table].view = None
+                tile = self.tile(table)
             data = json.dumps(tile, ensure_ascii=False, separators=(",", ":")).encode()
             if self._tiles.get(table) != data:
                 self._tiles[table] = data

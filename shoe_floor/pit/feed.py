@@ -76,11 +76,11 @@ class Feed:
         client.subscribe([(topics.topic(self.prefix, "+", topics.STATE), 0),
                           (topics.topic(self.prefix, "+", topics.ONLINE), 0)])
         self.log.info("pit.broker_connected")
-        self.post(lambda board, _now: board.connection(True) or [])
+        self.post(lambda board, _now: board.connection(True))
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
         self.log.warning("pit.broker_disconnected", reason=str(reason))
-        self.post(lambda board, _now: board.connection(False) or [])
+        self.post(lambda board, _now: board.connection(False))
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
         table = topics.table_of(self.prefix, msg.topic)

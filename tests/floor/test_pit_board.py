@@ -171,3 +171,13 @@ def test_only_tiles_that_changed_are_sent_again():
     assert board.store(news(row("t7"), row("t8", tip=11)), 3 * S) == ["t8"]
     assert board.state("t7", b"not json", True, 4 * S) == ["t7"]
     assert tile(board)["lamp"] == "unknown"
+
+
+def test_a_view_of_another_shape_shows_no_state_and_spoils_no_other_tile():
+    table, board = Table(), Board()
+    board.state("t8", table.play("SHOE"), True, 1 * S)
+    odd = b'{"table": "t7", "state": "dealing", "history": {"bead_plate": [{"x": 1}]}}'
+    assert board.state("t7", odd, True, 2 * S) == ["t7"]
+    assert tile(board, "t7")["lamp"] == "unknown"
+    assert sorted(board.store(news(row("t7"), row("t8", tip=3)), 3 * S)) == ["t7", "t8"]
+    assert tile(board, "t8")["store"]["tip"] == 3

@@ -101,6 +101,23 @@ def test_one_stream_carries_every_table_and_only_what_changed(server):
     stream.close()
 
 
+def test_a_floor_of_300_tables_is_one_board_then_one_event_per_change(server):
+    tables = {f"T{n:03d}": Table(name=f"T{n:03d}") for n in range(300)}
+    for name, table in tables.items():
+        state(server, name, table.play("SHOE"))
+    wait_for(lambda: len(server.board.tables()) == 300, what="300 tiles")
+    stream = Stream(server.url)
+    _, board = stream.next(("tiles",))
+    assert [t["table"] for t in board["tiles"]] == sorted(tables)
+    assert board["floor"]["tables"] == 300
+    state(server, "T150", tables["T150"].play("DEAL 9C"))
+    _, data = stream.next(("tile",))
+    assert data["tile"]["table"] == "T150" and data["tile"]["coup"]["number"] == 1
+    state(server, "T007", tables["T007"].play("DEAL"))
+    assert stream.next(("tile",))[1]["tile"]["table"] == "T007"  # nothing else between
+    stream.close()
+
+
 def test_many_screens_at_once(server):
     table = Table()
     state(server, "t1", table.play("SHOE"))
