@@ -259,6 +259,7 @@ def test_24_tables_legible_at_1920x1080(games, collector, pit, browser):
     wait_until(page, f"/HELD \\d+ s/.test(document.querySelector('{tile(page, 'T04')}')"
                      ".innerText)")
     time.sleep(1.2)  # the ages tick once
+    assert "store behind" not in page.inner_text("#tiles")  # every record is stored
     path = shoot(page, "pit-24-tables")
     page.locator(tile(page, "T04")).screenshot(path=str(SHOTS / "pit-tile-held.png"))
     assert path.stat().st_size > 50_000
