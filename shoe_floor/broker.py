@@ -45,7 +45,9 @@ def broker_conf(files: BrokerFiles = DEPLOYED, port: int = 8883, bind: str = "0.
         "# Queued records survive a broker restart; saved often, as a lost queue is sent",
         "# again only when the collector sees the gap.",
         "persistence true",
-        f"persistence_location {files.persistence_dir}/".replace("//", "/"),
+        # Debian's own mosquitto.conf names /var/lib/mosquitto/; mosquitto refuses it twice.
+        *([] if files.persistence_dir == DEPLOYED.persistence_dir else
+          [f"persistence_location {files.persistence_dir}/".replace("//", "/")]),
         "autosave_interval 1",
         "autosave_on_changes false",
         "",

@@ -1,6 +1,10 @@
 """`shoe-floor`: the pit's side of the floor (docs/floor.md).
 
     shoe-floor collect --config floor.toml   every table's records into the store
+    shoe-floor serve --config floor.toml [--http HOST:PORT]   the pit's live page
+    shoe-floor export --config floor.toml --out DIR [--from T] [--to T] [--table NAME ...]
+    shoe-floor verify DIR [--public-key PEM]  a floor export, every table in it
+    shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
     shoe-floor acl [--prefix P] [--collector NAME]   the broker's ACL file
     shoe-floor broker-conf [--port N] [--bind ADDR]  the broker's configuration snippet
 """
@@ -10,49 +14,170 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import structlog
 
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.cli import parse_time
+from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PREFIX
 from shoe_floor.broker import acl_text, broker_conf
 from shoe_floor.collector import Collector
 from shoe_floor.config import CollectorConfigError, load
+from shoe_floor.export import export_floor, load_config
+from shoe_floor.pit.config import load as load_pit
+from shoe_floor.pit.service import Pit
+from shoe_floor.store import Store
+from shoe_floor.verify import verify_floor
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shoe-floor", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     collect = sub.add_parser("collect", help="every table's records into the store")
     collect.add_argument("--config", type=Path, required=True)
+    serve = sub.add_parser("serve", help="the pit's live page of every table")
+    serve.add_argument("--config", type=Path, required=True)
+    serve.add_argument("--http", metavar="HOST:PORT", help="instead of [pit] http")
+    ex = sub.add_parser("export", help="the regulator's signed export of many tables")
+    ex.add_argument("--config", type=Path, required=True)
+    ex.add_argument("--out", type=Path, required=True, help="a new or empty directory")
+    ex.add_argument("--from", dest="start", type=parse_time, metavar="T",
+                    help="first time (ISO 8601, UTC if no zone), inclusive")
+    ex.add_argument("--to", dest="end", type=parse_time, metavar="T",
+                    help="last time (ISO 8601, UTC if no zone), exclusive")
+    ex.add_argument("--table", action="append", metavar="NAME",
+                    help="only this table (repeatable; default: every table)")
+    ve = sub.add_parser("verify", help="check a floor export, every table in it")
+    ve.add_argument("export", type=Path, metavar="DIR")
+    ve.add_argument("--public-key", type=Path, metavar="PEM",
+                    help="the floor key lodged (default: the export's own floor.pub.pem)")
+    for name, text in (("keygen", "make the floor's first signing key"),
+                       ("rotate-key", "make a new current signing key (old ones are kept)"),
+                       ("public-key", "print the floor's public key and its key id, to lodge")):
+        k = sub.add_parser(name, help=text)
+        k.add_argument("--config", type=Path, required=True)
     acl = sub.add_parser("acl", help="print the broker's ACL file")
     acl.add_argument("--prefix", default=DEFAULT_PREFIX)
     acl.add_argument("--collector", default=DEFAULT_COLLECTOR)
     conf = sub.add_parser("broker-conf", help="print the broker's configuration snippet")
     conf.add_argument("--port", type=int, default=8883)
     conf.add_argument("--bind", default="0.0.0.0")
-    args = parser.parse_args(argv)
-    if args.command == "acl":
-        sys.stdout.write(acl_text(args.prefix, args.collector))
-        return 0
-    if args.command == "broker-conf":
-        sys.stdout.write(broker_conf(port=args.port, bind=args.bind))
-        return 0
-    try:
-        config = load(args.config)
-    except CollectorConfigError as e:
-        print(f"shoe-floor: {e}", file=sys.stderr)
-        return 2
+    return parser
+
+
+def _log() -> None:
     structlog.configure(processors=[structlog.processors.add_log_level,
                                     structlog.processors.TimeStamper(fmt="iso"),
                                     structlog.processors.JSONRenderer()])
-    collector = Collector(config)
+
+
+def _until_stopped() -> threading.Event:
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    return stop
+
+
+def _collect(config_path: Path) -> int:
+    collector = Collector(load(config_path))
     signal.signal(signal.SIGTERM, lambda *_: collector.request_stop())
     signal.signal(signal.SIGINT, lambda *_: collector.request_stop())
     collector.start()
     collector.wait()
     collector.stop()
     return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    pit = Pit(load_pit(args.config, args.http))
+    stop = _until_stopped()
+    try:
+        pit.start()
+    except OSError as e:
+        print(f"shoe-floor: pit.http: cannot serve on {pit.config.host}:{pit.config.port}: "
+              f"{e.strerror or e}", file=sys.stderr)
+        return 2
+    while not stop.wait(1.0):
+        pass
+    pit.stop()
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    store = Store(config.database, create=False)
+    try:
+        floor = export_floor(store, config.state_dir, args.out, args.start, args.end,
+                             args.table)
+    finally:
+        store.close()
+    for entry in floor["tables"]:
+        r = entry["records"]
+        print(f"{entry['dir']}: records {r['first']}..{r['last']} ({r['count']}), "
+              f"{entry['coups']} coups")
+        if not entry["complete"]:
+            print(f"shoe-floor export: {entry['table_id']}: the range ends at the floor's "
+                  "verified tip: records after it had not reached the floor (said in its "
+                  "manifest)", file=sys.stderr)
+        if entry["alarms"]:
+            print(f"shoe-floor export: {entry['table_id']}: {entry['alarms']} floor alarm(s) "
+                  "about records of the range (listed in its manifest)", file=sys.stderr)
+    if floor["without_records"]:
+        print(f"no records in the range: {', '.join(floor['without_records'])}")
+    print(f"exported {len(floor['tables'])} table(s) to {args.out}; signed by the floor's "
+          f"key id {floor['key_id']}")
+    return 0
+
+
+def _keys(args: argparse.Namespace) -> int:
+    state_dir = load_config(args.config).state_dir
+    if args.command == "keygen":
+        made = keys.keygen(state_dir)
+        print(f"made {keys.keys_dir(state_dir) / made.stem}.key, key id {made.key_id}")
+    elif args.command == "rotate-key":
+        made = keys.rotate(state_dir)
+        print(f"rotated: {made.stem} is current, key id {made.key_id}; old public keys kept")
+    else:
+        current = keys.load_current(state_dir)
+        sys.stdout.write(current.public_pem.decode())
+        print(f"key id: {current.key_id}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "acl":
+        sys.stdout.write(acl_text(args.prefix, args.collector))
+        return 0
+    if args.command == "broker-conf":
+        sys.stdout.write(broker_conf(port=args.port, bind=args.bind))
+        return 0
+    prog = f"shoe-floor {args.command}"
+    try:
+        if args.command == "verify":
+            for line in verify_floor(args.export, args.public_key):
+                print(line)
+            return 0
+        if args.command in ("keygen", "rotate-key", "public-key"):
+            return _keys(args)
+        _log()
+        if args.command == "collect":
+            return _collect(args.config)
+        if args.command == "serve":
+            return _serve(args)
+        return _export(args)
+    except CollectorConfigError as e:
+        print(f"shoe-floor: {e}", file=sys.stderr)
+        return 2
+    except VerifyFailed as e:
+        print(f"{prog}: FAILED: {e}", file=sys.stderr)
+        return 1
+    except (AuditError, keys.KeyProblem, OSError) as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -56,9 +56,10 @@ def _record(row: tuple[Any, ...]) -> Record:
 
 
 class Store:
-    """One connection, one writer; `batch()` is one transaction."""
+    """One connection, one writer; `batch()` is one transaction. Readers (the page, the
+    export) open it with `create=False`: only the collector makes the schema."""
 
-    def __init__(self, database: str):
+    def __init__(self, database: str, create: bool = True):
         self.database = database
         self.postgres = database.startswith(("postgresql://", "postgres://"))
         if self.postgres:
@@ -75,6 +76,8 @@ class Store:
             self.db.execute("PRAGMA synchronous=FULL")
             self.p = "?"
             ddl = _SQLITE
+        if not create:
+            return
         with self.batch():
             for statement in _SCHEMA:
                 self.db.execute(statement % ddl)

@@ -1,0 +1,1 @@
+"""The pit's live page of every table (`shoe-floor serve`; docs/floor.md, "The pit's page")."""

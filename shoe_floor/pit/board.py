@@ -1,0 +1,265 @@
+"""The pit's board: one tile per table, from what the page knows of it.
+
+Three sources, each with its own clock, merged here and nowhere else:
+- the table's retained `state`: its display's public view (shoe_daemon.display.view), which
+  never holds a face-down card. A tile takes the coup's cards from it as they are, `null`
+  for a covered card, and words from it (never an irregularity's detail text, which is not
+  in the view at all);
+- the table's retained `online` word (the link's last will says `offline`);
+- the collector's store, read every few seconds: the verified tip, the records waiting
+  behind a gap, floor alarms, and when an open hold was raised (its record's wall time).
+
+The pit's lamp is taken from the public state: `hold` when play is held, `waiting` while a
+side is to play (the punter's declaration, the banker's play), `ready` otherwise, `offline`
+when the link is down. The shoe's own amber at the banker's play depends on whether he has
+a choice, which only his covered cards say; the pit shows `waiting` for any banker's play.
+
+Backlog, as the pit can know it: `head - tip`, the records the collector has received that
+wait behind a missing one (the store's `pending`). Records the table could not send (its
+link down: the tile says offline, and since when) or that sit in the broker's queue for a
+stopped collector are not visible one by one from here; the tile shows the latter as the
+store being behind: the table showed a change (a new live state) and the store has had no
+record of that table stored within `grace` of it (the two clocks, the page's and the
+collector's, and their queues, may differ by less). The table's exact count is at the table
+(`shoe-daemon status`).
+
+Every method runs on the server's loop; the feed's threads hand their news to it there.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from shoe_floor.query import AlarmCount, TableRow
+
+RESULTS = 12  # last decided coups on a tile
+ROAD_COLUMNS = 26  # big road columns on a tile
+WAITING = ("punter_to_declare", "banker_to_play")
+SERIOUS = ("edited", "broken-link", "conflict", "malformed")  # the chain refused something
+
+
+@dataclass(frozen=True)
+class StoreNews:
+    """One reading of the store by the feed (times in ns; the collector's clock)."""
+
+    read_at: int
+    tables: list[TableRow]
+    alarms: dict[str, list[AlarmCount]]
+    holds: dict[str, tuple[tuple[Any, ...], int]]  # table -> (hold key, raised wall_ns)
+    error: str | None = None
+
+
+@dataclass
+class Facts:
+    view: dict[str, Any] | None = None
+    payload: bytes = b""
+    state_at: int | None = None  # ns, the page's clock: a live change of state arrived
+    online: bool | None = None
+    online_since: int | None = None
+    row: TableRow | None = None
+    alarms: list[AlarmCount] = field(default_factory=list)
+    hold_since: int | None = None  # ns, the table's clock: the hold's record
+    hold_key: tuple[Any, ...] | None = None
+
+
+def hold_key(view: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    """What names the open hold: its code, shoe and coup (None: play is not held)."""
+    if not view or not view.get("hold"):
+        return None
+    shoe, coup = view.get("shoe") or {}, view.get("coup") or {}
+    return (view["hold"].get("code"), shoe.get("number"), coup.get("number"))
+
+
+def lamp(view: dict[str, Any] | None, online: bool | None) -> str:
+    if online is False:
+        return "offline"
+    if not view or not view.get("state"):
+        return "unknown"
+    if view["state"] == "on_hold":
+        return "hold"
+    return "waiting" if view["state"] in WAITING else "ready"
+
+
+def _ms(ns: int | None) -> int | None:
+    return None if ns is None else ns // 1_000_000
+
+
+def _hand(hand: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not hand:
+        return None
+    return {"cards": list(hand.get("cards") or []), "total": hand.get("total"),
+            "natural": bool(hand.get("natural"))}
+
+
+def _road(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The big road's last columns, renumbered from 0."""
+    if not cells:
+        return []
+    first = max(c["col"] for c in cells) - ROAD_COLUMNS + 1
+    return [{"col": c["col"] - max(first, 0), "row": c["row"], "winner": c["winner"],
+             "ties": c.get("ties", 0), "natural": bool(c.get("natural"))}
+            for c in cells if c["col"] >= first]
+
+
+def _game(view: dict[str, Any]) -> dict[str, Any]:
+    """The part of the public view a tile shows: no more than the table's own display."""
+    shoe, coup, history = view.get("shoe"), view.get("coup"), view.get("history") or {}
+    hold = view.get("hold")
+    return {
+        "name": view.get("table"),
+        "house": view.get("house"),
+        "profile": view.get("profile"),
+        "game": view.get("game"),
+        "state": view.get("state"),
+        "state_words": view.get("state_words"),
+        "shoe": None if not shoe else {k: shoe.get(k) for k in (
+            "number", "cards_left", "last_coup", "finished")},
+        "coup": None if not coup else {
+            "number": coup.get("number"), "outcome": coup.get("outcome"),
+            "punter": _hand(coup.get("punter")), "banker": _hand(coup.get("banker"))},
+        "hold": None if not hold else {k: hold.get(k) for k in ("code", "words", "rule")},
+        "notices": [{k: n.get(k) for k in ("code", "words", "rule")}
+                    for n in (coup or {}).get("notices") or []],
+        "results": [{"winner": b["winner"], "total": b.get("total"),
+                     "natural": bool(b.get("natural"))}
+                    for b in (history.get("bead_plate") or [])[-RESULTS:]],
+        "road": _road(history.get("big_road") or []),
+        "counts": history.get("counts") or {},
+    }
+
+
+class Board:
+    def __init__(self, grace_ns: int = 2_000_000_000):
+        self.grace_ns = grace_ns
+        self.facts: dict[str, Facts] = {}
+        self.broker = False  # the page's own broker connection
+        self.store_at: int | None = None  # ns, the page's clock: the last good reading
+        self.store_error: str | None = None
+        self._tiles: dict[str, bytes] = {}
+        self._marks: dict[str, tuple[str, int]] = {}  # table -> (lamp, serious alarms)
+
+    # News; each returns the tables whose tile changed.
+
+    def state(self, table: str, payload: bytes, live: bool, now: int) -> list[str]:
+        facts = self.facts.setdefault(table, Facts())
+        if payload == facts.payload:
+            return []  # the same view again (the link publishes it after each reconnect)
+        try:
+            view = json.loads(payload) if payload else None
+        except ValueError:
+            view = None
+        facts.payload = payload
+        facts.view = view if isinstance(view, dict) else None
+        facts.state_at = now if live else None
+        key = hold_key(facts.view)
+        if key != facts.hold_key:
+            facts.hold_key, facts.hold_since = key, None
+        return self._changed([table])
+
+    def online(self, table: str, word: bytes, live: bool, now: int) -> list[str]:
+        facts = self.facts.setdefault(table, Facts())
+        online = word.strip() == b"online"
+        if facts.online is not online:
+            facts.online = online
+            facts.online_since = now if live else None
+        return self._changed([table])
+
+    def store(self, news: StoreNews, now: int) -> list[str]:
+        if news.error is not None:
+            self.store_error = news.error
+            return []
+        self.store_error, self.store_at = None, now
+        for row in news.tables:
+            facts = self.facts.setdefault(row.table, Facts())
+            facts.row = row
+            if facts.online is None and row.online is not None:
+                facts.online = row.online == "online"
+            if facts.online_since is None and row.online_at is not None and (
+                    (row.online == "online") == facts.online):
+                facts.online_since = row.online_at
+        for table, facts in self.facts.items():
+            facts.alarms = news.alarms.get(table, [])
+            found = news.holds.get(table)
+            if found is not None and found[0] == facts.hold_key:
+                facts.hold_since = found[1]
+        return self._changed(list(self.facts))
+
+    def connection(self, up: bool) -> list[str]:
+        self.broker = up
+        return []
+
+    def held(self) -> dict[str, tuple[Any, ...]]:
+        """Tables on hold whose hold's record has not been found yet: for the feed."""
+        return {t: f.hold_key for t, f in self.facts.items()
+                if f.hold_key is not None and f.hold_since is None}
+
+    # What the page gets.
+
+    def tile(self, table: str) -> dict[str, Any]:
+        facts = self.facts[table]
+        row = facts.row
+        tile: dict[str, Any] = {"table": table, "lamp": lamp(facts.view, facts.online),
+                                "online": facts.online,
+                                "online_since": _ms(facts.online_since)}
+        tile.update(_game(facts.view) if facts.view else {"name": None, "state": None})
+        if tile.get("hold") is not None:
+            tile["hold"]["since"] = _ms(facts.hold_since)
+        behind = None
+        if (row is not None and facts.state_at is not None
+                and facts.state_at - (row.tip_at or 0) > self.grace_ns):
+            behind = _ms(facts.state_at)
+        tile["store"] = {
+            "tip": row.tip if row else 0,
+            "head": row.head if row else 0,
+            "backlog": (row.head - row.tip) if row else 0,
+            "gap_at": (row.tip + 1) if row and row.waiting else None,
+            "behind_since": behind,
+            "grace_ms": self.grace_ns // 1_000_000,
+        }
+        alarms = facts.alarms
+        last = max(alarms, key=lambda a: a.last_at, default=None)
+        tile["alarms"] = {
+            "count": sum(a.count for a in alarms),
+            "serious": sum(a.count for a in alarms if a.kind in SERIOUS),
+            "last": None if last is None else {"kind": last.kind, "idx": last.last_idx,
+                                               "at": _ms(last.last_at)},
+        }
+        return tile
+
+    def tile_json(self, table: str) -> bytes:
+        return self._tiles[table]
+
+    def tables(self) -> list[str]:
+        return sorted(self._tiles)
+
+    def floor(self, now: int) -> dict[str, Any]:
+        marks = self._marks.values()
+        return {
+            "now": _ms(now),
+            "broker": self.broker,
+            "store": {"ok": self.store_error is None and self.store_at is not None,
+                      "error": self.store_error, "read_at": _ms(self.store_at)},
+            "tables": len(self._marks),
+            "offline": sum(1 for lamp_, _ in marks if lamp_ == "offline"),
+            "held": sum(1 for lamp_, _ in marks if lamp_ == "hold"),
+            "alarms": sum(1 for _, serious in marks if serious),
+        }
+
+    def _changed(self, tables: list[str]) -> list[str]:
+        changed = []
+        for table in tables:
+            try:
+                tile = self.tile(table)
+            except (KeyError, TypeError, AttributeError, ValueError):
+                # A view not of the display's shape: shown as no state, and the other
+                # tables' tiles go on.
+                self.facts[table].view = None
+                tile = self.tile(table)
+            data = json.dumps(tile, ensure_ascii=False, separators=(",", ":")).encode()
+            if self._tiles.get(table) != data:
+                self._tiles[table] = data
+                self._marks[table] = (tile["lamp"], tile["alarms"]["serious"])
+                changed.append(table)
+        return changed

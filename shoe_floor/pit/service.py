@@ -1,0 +1,41 @@
+"""`shoe-floor serve`: the board, its HTTP server and its feed, wired together.
+
+The feed's threads (broker, store) post news to the server's loop, which applies it to the
+board and sends the tiles that changed; after each piece of news the feed learns which holds
+it has still to date from the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from shoe_floor.pit.board import Board
+from shoe_floor.pit.config import PitConfig
+from shoe_floor.pit.feed import Feed
+from shoe_floor.pit.server import PitServer
+
+
+class Pit:
+    def __init__(self, config: PitConfig, log: Any = None):
+        self.config = config
+        self.log = log or structlog.get_logger("shoe_floor").bind(part="pit")
+        self.board = Board(grace_ns=int(config.behind_grace * 1e9))
+        self.server = PitServer(self.board, config.host, config.port, log=self.log,
+                                applied=self._applied)
+        self.feed = Feed(config, self.server.post, self.log)
+
+    def start(self) -> str:
+        """Serve, then subscribe and read; the page's URL (OSError if the address is taken)."""
+        url = self.server.start()
+        self.feed.start()
+        self.log.info("pit.listening", url=url)
+        return url
+
+    def stop(self) -> None:
+        self.feed.stop()
+        self.server.stop()
+
+    def _applied(self, board: Board) -> None:
+        self.feed.wanted = board.held()

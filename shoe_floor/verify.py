@@ -1,0 +1,63 @@
+"""`shoe-floor verify`: a floor export checked whole: the floor manifest's signature, that it
+names exactly the table directories present with their manifests' SHA-256, and each table's
+directory as `shoe-daemon audit verify` checks a single table's export, with the same key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.layout import MANIFEST
+from shoe_daemon.audit.reader import AuditError, VerifyFailed
+from shoe_daemon.audit.verify import verify_export
+from shoe_floor.export import FLOOR_FORMAT, FLOOR_KEY, FLOOR_MANIFEST, FLOOR_SIGNATURE
+
+
+def verify_floor(outdir: Path, public_key: Path | None = None) -> list[str]:
+    """One summary line per table, or VerifyFailed naming the first bad thing."""
+    if not outdir.is_dir():
+        raise AuditError(f"{outdir}: no such export directory")
+    for name in (FLOOR_MANIFEST, FLOOR_SIGNATURE, FLOOR_KEY):
+        if not (outdir / name).is_file():
+            raise VerifyFailed(f"{name}: missing from the floor export")
+    key_path = public_key or outdir / FLOOR_KEY
+    try:
+        pub = keys.load_public_pem(key_path.read_bytes(), str(key_path))
+    except OSError as e:
+        raise AuditError(f"{key_path}: {e.strerror or e}") from e
+    except keys.KeyProblem as e:
+        raise VerifyFailed(str(e)) from e
+    kid = keys.key_id(pub)
+    data = (outdir / FLOOR_MANIFEST).read_bytes()
+    if not keys.verify_signature(pub, (outdir / FLOOR_SIGNATURE).read_bytes(), data):
+        raise VerifyFailed(f"{FLOOR_MANIFEST}/{FLOOR_SIGNATURE}: the signature does not verify "
+                           f"with key id {kid}: changed, or another key signed it")
+    try:
+        floor = json.loads(data)
+        entries = floor["tables"]
+        ok = floor["format"] == FLOOR_FORMAT and floor["key_id"] == kid
+    except (ValueError, KeyError, TypeError) as e:
+        raise VerifyFailed(f"{FLOOR_MANIFEST}: not a {FLOOR_FORMAT} manifest ({e})") from e
+    if not ok:
+        raise VerifyFailed(f"{FLOOR_MANIFEST}: not a {FLOOR_FORMAT} manifest of key id {kid}")
+    present = sorted(p.name for p in outdir.iterdir() if p.is_dir())
+    named = sorted(e["dir"] for e in entries)
+    if present != named:
+        raise VerifyFailed(f"{FLOOR_MANIFEST}: names the tables {named}, the export holds "
+                           f"{present} (a table's directory removed or added)")
+    lines = []
+    for entry in entries:
+        where = outdir / entry["dir"]
+        digest = hashlib.sha256((where / MANIFEST).read_bytes()).hexdigest() \
+            if (where / MANIFEST).is_file() else "missing"
+        if digest != entry["manifest_sha256"]:
+            raise VerifyFailed(f"{entry['dir']}/{MANIFEST}: not the manifest the floor signed "
+                               "(replaced)")
+        try:
+            lines.append(f"{entry['dir']}: {verify_export(where, key_path)}")
+        except VerifyFailed as e:
+            raise VerifyFailed(f"{entry['dir']}: {e}") from e
+    return lines

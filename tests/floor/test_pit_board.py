@@ -1,0 +1,183 @@
+"""The pit's board against real public views of a real coup machine: what a tile takes from
+a table's view (never a face-down card), its lamp, its hold's age, its backlog and whether
+the store is behind the table."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hil.script import parse_script
+from shoe_daemon.display.publisher import TableDisplay
+from shoe_daemon.game.coup import CoupMachine
+from shoe_daemon.game.houses import get_profile
+from shoe_floor.pit.board import Board, StoreNews, lamp
+from shoe_floor.query import AlarmCount, TableRow
+
+CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
+S = 1_000_000_000
+
+
+class Table:
+    """A coup machine and its display: the bytes the table publishes on its state topic."""
+
+    def __init__(self, profile: str = "baden", name: str = "t7"):
+        self.machine = CoupMachine(get_profile(profile))
+        self.views: list[bytes] = []
+        self.display = TableDisplay(name, self.views.append)
+
+    def play(self, script: str) -> bytes:
+        for message in parse_script(script):
+            for line in self.machine.handle(message):
+                self.display.record(line)
+            self.display.show(self.machine)
+        return self.views[-1]
+
+
+def row(table: str = "t7", tip: int = 10, tip_at: int | None = 5 * S, head: int | None = None,
+        waiting: int = 0, online: str | None = "online") -> TableRow:
+    return TableRow(table, tip, tip_at, head if head is not None else tip, waiting, online, 1 * S)
+
+
+def news(*rows: TableRow, alarms=None, holds=None) -> StoreNews:
+    return StoreNews(0, list(rows), alarms or {}, holds or {})
+
+
+def tile(board: Board, table: str = "t7") -> dict:
+    return json.loads(board.tile_json(table))
+
+
+def test_face_down_cards_stay_face_down_on_the_tile_until_the_table_shows_them():
+    table, board = Table("zoppot-1934"), Board()
+    board.state("t7", table.play("SHOE DEAL 2C 3D 4H KS"), True, 1 * S)  # dealt face down
+    t = tile(board)
+    assert t["coup"]["punter"]["cards"] == [None, None]
+    assert t["coup"]["banker"]["cards"] == [None, None]
+    assert t["coup"]["punter"]["total"] is None
+    assert CODE.findall(board.tile_json("t7").decode()) == []
+    # The table shows them at its showdown; the tile follows the table, no sooner.
+    board.state("t7", table.play("STAND"), True, 2 * S)
+    t = tile(board)
+    assert t["coup"]["punter"]["cards"] == ["2C", "4H"] and t["coup"]["outcome"] == "punter"
+    assert set(CODE.findall(board.tile_json("t7").decode())) == {"2C", "3D", "4H", "KS"}
+
+
+def test_a_hold_is_shown_in_the_tables_words_never_its_detail():
+    table, board = Table("baden"), Board()
+    board.state("t7", table.play("SHOE DEAL 2C 5D@P"), True, 1 * S)  # the banker's card misplaced
+    t = tile(board)
+    assert t["lamp"] == "hold" and t["state"] == "on_hold"
+    assert t["hold"] == {"code": "WRONG_ORDER", "rule": "000 rule 12", "since": None,
+                         "words": "A card went to the wrong place. The croupier puts it right."}
+    assert CODE.findall(board.tile_json("t7").decode()) == []
+    assert board.held() == {"t7": ("WRONG_ORDER", 1, 1)}
+    # The store found the hold's record: its wall time is the hold's start.
+    board.store(news(row(), holds={"t7": (("WRONG_ORDER", 1, 1), 42 * S)}), 3 * S)
+    assert tile(board)["hold"]["since"] == 42_000
+    assert board.held() == {}
+    board.state("t7", table.play("OK"), True, 4 * S)
+    assert tile(board)["hold"] is None and tile(board)["lamp"] == "ready"
+
+
+def test_the_lamp_follows_the_public_state():
+    table, board = Table("zoppot-1934"), Board()
+    board.state("t7", table.play("SHOE"), True, 1 * S)
+    assert tile(board)["lamp"] == "ready"
+    board.state("t7", table.play("DEAL 2C 4D 3H 3S"), True, 2 * S)  # punter 5: his choice
+    assert tile(board)["state"] == "punter_to_declare" and tile(board)["lamp"] == "waiting"
+    board.online("t7", b"offline", True, 3 * S)
+    assert tile(board)["lamp"] == "offline" and tile(board)["online_since"] == 3000
+    board.online("t7", b"online", True, 4 * S)
+    assert tile(board)["lamp"] == "waiting"
+    assert lamp(None, None) == "unknown"
+
+
+def test_results_and_road_come_from_the_tables_history():
+    table, board = Table("baden"), Board()
+    table.play("SHOE")
+    hands = ("9C 2D KH 3S", "9D 2H KS 3C", "9H 2S KC 3D")  # no card more often than packs
+    for n in range(14):  # punter naturals, one after another
+        table.play("DEAL " + hands[n % 3])
+    board.state("t7", table.views[-1], True, 1 * S)
+    t = tile(board)
+    assert len(t["results"]) == 12 and {b["winner"] for b in t["results"]} == {"P"}
+    assert all(b["natural"] and b["total"] == 9 for b in t["results"])
+    assert [(c["col"], c["row"]) for c in t["road"]][:7] == [
+        (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5)]  # the dragon tail
+    assert t["counts"]["punter"] == 14
+
+
+def test_backlog_is_what_waits_behind_a_gap():
+    board = Board()
+    board.store(news(row(tip=100, head=130, waiting=7)), 1 * S)
+    store = tile(board)["store"]
+    assert store["tip"] == 100 and store["backlog"] == 30 and store["gap_at"] == 101
+    board.store(news(row(tip=130)), 2 * S)
+    store = tile(board)["store"]
+    assert store["backlog"] == 0 and store["gap_at"] is None
+
+
+def test_the_store_is_behind_when_a_live_change_has_no_record_stored_near_it():
+    table, board = Table(), Board(grace_ns=2 * S)
+    board.store(news(row(tip_at=5 * S)), 5 * S)
+    board.state("t7", table.play("SHOE"), True, 6 * S)  # within the grace of the last record
+    assert tile(board)["store"]["behind_since"] is None
+    board.state("t7", table.play("DEAL"), True, 8 * S)  # the table shows a change
+    assert tile(board)["store"]["behind_since"] == 8000
+    board.store(news(row(tip=12, tip_at=8 * S + 50_000_000)), 9 * S)  # its records came
+    assert tile(board)["store"]["behind_since"] is None
+    # A retained view (the page just connected) or the same view again proves nothing.
+    board.state("t7", table.views[-1], True, 19 * S)
+    assert tile(board)["store"]["behind_since"] is None
+    other = Board(grace_ns=2 * S)
+    other.store(news(row(tip_at=5 * S)), 5 * S)
+    other.state("t7", table.views[-1], False, 16 * S)
+    assert tile(other)["store"]["behind_since"] is None
+
+
+def test_offline_from_the_store_when_the_page_starts_after_the_table_went():
+    board = Board()
+    board.store(news(row(online="offline")), 9 * S)
+    t = tile(board)
+    assert t["lamp"] == "offline" and t["online_since"] == 1000
+    board.online("t7", b"offline", False, 10 * S)  # the retained word: nothing new
+    assert tile(board)["online_since"] == 1000
+
+
+def test_alarms_counted_serious_when_the_chain_refused_something():
+    board = Board()
+    board.store(news(row(), alarms={"t7": [AlarmCount("gap", 2, 3 * S, 11),
+                                          AlarmCount("edited", 1, 4 * S, 12)]}), 5 * S)
+    alarms = tile(board)["alarms"]
+    assert alarms == {"count": 3, "serious": 1, "last": {"kind": "edited", "idx": 12,
+                                                         "at": 4000}}
+    assert board.floor(5 * S)["alarms"] == 1
+
+
+def test_a_store_failure_keeps_the_last_tiles_and_says_so():
+    board = Board()
+    board.store(news(row(tip=40)), 1 * S)
+    assert board.store(StoreNews(0, [], {}, {}, error="connection refused"), 2 * S) == []
+    assert tile(board)["store"]["tip"] == 40
+    floor = board.floor(2 * S)
+    assert floor["store"] == {"ok": False, "error": "connection refused", "read_at": 1000}
+
+
+def test_only_tiles_that_changed_are_sent_again():
+    table, board = Table(), Board()
+    assert board.state("t7", table.play("SHOE"), True, 1 * S) == ["t7"]
+    assert board.state("t8", table.views[-1], True, 1 * S) == ["t8"]
+    assert board.store(news(row("t7"), row("t8")), 2 * S) == ["t7", "t8"]
+    assert board.store(news(row("t7"), row("t8", tip=11)), 3 * S) == ["t8"]
+    assert board.state("t7", b"not json", True, 4 * S) == ["t7"]
+    assert tile(board)["lamp"] == "unknown"
+
+
+def test_a_view_of_another_shape_shows_no_state_and_spoils_no_other_tile():
+    table, board = Table(), Board()
+    board.state("t8", table.play("SHOE"), True, 1 * S)
+    odd = b'{"table": "t7", "state": "dealing", "history": {"bead_plate": [{"x": 1}]}}'
+    assert board.state("t7", odd, True, 2 * S) == ["t7"]
+    assert tile(board, "t7")["lamp"] == "unknown"
+    assert sorted(board.store(news(row("t7"), row("t8", tip=3)), 3 * S)) == ["t7", "t8"]
+    assert tile(board, "t8")["store"]["tip"] == 3

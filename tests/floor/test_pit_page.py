@@ -1,0 +1,303 @@
+"""The pit's page end to end in Debian's Chromium: a real mosquitto, real tables (a coup
+machine dealing what the simulated croupier deals, a real ledger, the real floor link
+publishing its records and its display's public view), a real collector into a real
+PostgreSQL, and `shoe-floor serve`'s page. Screenshots in out/screenshots/ (pit-*.png)."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from hil.dealer import GameFaults
+from shoe_daemon.floor.outbox import message
+from shoe_daemon.floor.topics import RECORDS, topic
+from shoe_floor.collector import Collector
+from shoe_floor.config import load
+from shoe_floor.pit.config import load as load_pit
+from shoe_floor.pit.service import Pit
+from tests.display_client import get
+from tests.floor.conftest import PREFIX, ROOT, Raw, wait_for
+from tests.floor.game import GameTable
+from tests.test_display_browser import SHOTS, launch, wait_until
+
+CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
+SUIT = re.compile("[\u2663\u2666\u2665\u2660]")  # a card as the page draws it
+PROFILES = ("baden", "zoppot-1934", "clermont-2015", "baden-punto-banco", "eight-pack")
+
+
+@pytest.fixture
+def database(postgres) -> str:
+    """The page reads the store the floor runs on: PostgreSQL (SQLite: the export's tests)."""
+    return postgres.new_database()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def pit_toml(collector_toml):
+    def write(**pit: object) -> Path:
+        path = collector_toml("collector-1")
+        settings = {"http": "127.0.0.1:0", "poll": 0.3, "behind_grace": 1.0, **pit}
+        path.write_text(path.read_text() + "\n[pit]\n" + "".join(
+            f"{k} = {json.dumps(v)}\n" for k, v in settings.items()))
+        return path
+
+    return write
+
+
+@pytest.fixture
+def pit(pit_toml) -> Iterator[Pit]:
+    p = Pit(load_pit(pit_toml()))
+    p.start()
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def games(make_table) -> Iterator:
+    made: list[GameTable] = []
+
+    def make(name: str, profile: str = "baden", seed: int = 1, **faults: float) -> GameTable:
+        game = GameTable(make_table(name), profile, seed,
+                         GameFaults(**faults) if faults else None)
+        made.append(game)
+        return game
+
+    yield make
+    for game in made:
+        game.stop()
+
+
+def tile(page: Page, table: str) -> str:
+    return f'.tile[data-table="{table}"]'
+
+
+def tile_text(page: Page, table: str) -> str:
+    return page.inner_text(tile(page, table))
+
+
+def wait_text(page: Page, table: str, words: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while words not in (page.inner_text(tile(page, table))
+                        if page.query_selector(tile(page, table)) else ""):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"tile {table} never showed {words!r}: "
+                                 f"{page.inner_text('#tiles')!r}")
+        time.sleep(0.05)
+
+
+def open_page(browser: Browser, url: str, width: int = 1920, height: int = 1080) -> Page:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url)
+    return page
+
+
+def shoot(page: Page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+def wait_attr(page: Page, table: str, name: str, value: object, timeout: float = 20.0) -> None:
+    wait_until(page, f"(document.querySelector('{tile(page, table)}') || {{dataset: {{}}}})"
+                     f".dataset.{name} === {json.dumps(str(value))}", timeout)
+
+
+def wait_coup(page: Page, table: str, view: dict) -> None:
+    wait_attr(page, table, "shoe", view["shoe"]["number"])
+    wait_attr(page, table, "coup", view["coup"]["number"] if view["coup"] else "")
+
+
+def wait_stored(page: Page, game: GameTable, timeout: float = 30.0) -> None:
+    wait_attr(page, game.name, "tip", game.table.records()[-1].idx, timeout)
+
+
+def test_the_page_follows_every_table_live(games, collector, pit, browser, broker):
+    collector()
+    dealer = games("t1", "baden", seed=11).connect()
+    covered = games("t2", "zoppot-1934", seed=12).connect()
+    held = games("t3", "baden", seed=13, wrong_order=1.0).connect()
+    gap = games("t4", "baden-punto-banco", seed=14).connect()
+    dealer.deal(120)
+    covered.deal(40)
+    gap.deal(60)
+    page = open_page(browser, pit.server.url)
+    wait_until(page, "document.querySelectorAll('.tile').length === 4")
+    assert [t.get_attribute("data-table") for t in page.query_selector_all(".tile")] == [
+        "t1", "t2", "t3", "t4"]
+    wait_coup(page, "t1", dealer.view())
+
+    # Live: the tile follows the table's every commit.
+    before = dealer.view()["coup"]["number"]
+    view = dealer.deal_until(lambda v: v["coup"] and v["coup"]["number"] == before + 2)
+    wait_coup(page, "t1", view)
+    assert page.get_attribute(tile(page, "t1"), "data-lamp") in ("ready", "waiting")
+    beads = page.query_selector_all(f"{tile(page, 't1')} .bead")
+    assert len(beads) == min(12, len(view["history"]["bead_plate"]))
+
+    # Face-down cards stay face down: the four first cards dealt, nothing shown yet.
+    view = covered.deal_until(lambda v: v["state"] in ("punter_to_declare", "banker_to_play")
+                              and all(c is None for c in v["coup"]["punter"]["cards"]
+                                      + v["coup"]["banker"]["cards"]))
+    wait_until(page, f"document.querySelector('{tile(page, 't2')}').dataset.lamp"
+                     " === 'waiting'")
+    assert page.query_selector_all(f"{tile(page, 't2')} [data-code]") == []
+    assert len(page.query_selector_all(f"{tile(page, 't2')} .card.back")) == 4
+    assert SUIT.findall(tile_text(page, "t2")) == []
+    served = {t["table"]: t for t in json.loads(get(pit.server.url, "/api/tiles")[2])["tiles"]}
+    assert CODE.findall(json.dumps(served["t2"])) == []
+    shoot(page, "pit-face-down")
+    # The table shows them: so does the page, and only then.
+    view = covered.deal_until(lambda v: v["state"] == "decided")
+    cards = view["coup"]["punter"]["cards"] + view["coup"]["banker"]["cards"]
+    wait_until(page, f"document.querySelectorAll('{tile(page, 't2')} [data-code]').length"
+                     f" === {len(cards)}")
+    on_page = {e.get_attribute("data-code")
+               for e in page.query_selector_all(f"{tile(page, 't2')} [data-code]")}
+    assert on_page == set(cards)
+
+    # A hold: the lamp, the words and rule, and its age from the hold's own record.
+    view = held.deal_until(lambda v: v["state"] == "on_hold")
+    wait_text(page, "t3", "HELD ")
+    wait_text(page, "t3", view["hold"]["rule"])
+    assert page.get_attribute(tile(page, "t3"), "data-lamp") == "hold"
+    wait_until(page, f"/HELD \\d+ s/.test(document.querySelector('{tile(page, 't3')} "
+                     ".alert').innerText)")
+    assert SUIT.findall(tile_text(page, "t3")) == []
+
+    # A gap: a record arrives ahead of those the table has not sent; the page counts them.
+    wait_stored(page, gap)
+    tip = gap.table.records()[-1].idx
+    gap.stop()
+    gap.link = None
+    gap.deal(2)
+    last = gap.table.records()[-1].idx
+    forger = Raw(gap.table.config)
+    try:
+        assert forger.publish(topic(PREFIX, "t4", RECORDS),
+                              message(gap.table.records()[-1])) == 0
+    finally:
+        forger.close()
+    wait_text(page, "t4", f"gap at #{tip + 1:,}")
+    wait_text(page, "t4", f"backlog {last - tip}")
+    wait_text(page, "t4", "1 alarm (gap)")  # the collector's alarm, and its resend request
+    assert page.get_attribute(tile(page, "t4"), "data-lamp") == "offline"
+    shoot(page, "pit-gap-offline")
+    gap.connect()  # back: it resends, the chain closes, the backlog is gone
+    wait_text(page, "t4", "backlog 0")
+    wait_stored(page, gap)
+    wait_until(page, f"document.querySelector('{tile(page, 't4')}').dataset.lamp"
+                     " !== 'offline'")
+    page.close()
+
+
+def test_the_page_says_when_the_store_or_the_broker_is_behind(games, collector_toml, pit,
+                                                              browser, broker):
+    table = games("t1", "baden", seed=21).connect()
+    config = load(collector_toml("collector-1"))
+    first = Collector(config)
+    first.start()
+    try:
+        table.deal(30)
+        page = open_page(browser, pit.server.url)
+        wait_stored(page, table)
+    finally:
+        first.stop()
+    time.sleep(1.5)  # the table goes on after a pause longer than behind_grace (1 s) ...
+    table.deal(3)  # ... and nothing of it reaches the store
+    wait_text(page, "t1", "store behind ")
+    shoot(page, "pit-store-behind")
+    again = Collector(config)
+    again.start()
+    try:
+        wait_stored(page, table)
+        wait_until(page, f"!document.querySelector('{tile(page, 't1')}').innerText"
+                         ".includes('store behind')")
+    finally:
+        again.stop()
+    # The page's own link to the broker down: its bar says so, the tiles stay.
+    broker.stop()
+    wait_until(page, "document.getElementById('broker').innerText === 'broker unreachable'")
+    assert page.query_selector(tile(page, "t1")) is not None
+    broker.start()
+    wait_until(page, "document.getElementById('broker').innerText === 'broker'", 30)
+    page.close()
+
+
+def test_24_tables_legible_at_1920x1080(games, collector, pit, browser):
+    collector()
+    tables = []
+    for n in range(24):
+        faults = {"wrong_order": 1.0 if n == 3 else 0.3} if n % 7 == 3 else {}
+        game = games(f"T{n + 1:02d}", PROFILES[n % len(PROFILES)], seed=100 + n, **faults)
+        game.connect()
+        game.deal(30 + (37 * n) % 300)
+        tables.append(game)
+    tables[3].deal_until(lambda v: v["state"] == "on_hold")  # one table held
+    tables[5].stop()  # one table switched off
+    page = open_page(browser, pit.server.url)
+    wait_until(page, "document.querySelectorAll('.tile').length === 24", 30)
+    for game in tables:
+        wait_stored(page, game)
+    wait_text(page, "T06", "OFFLINE")
+    wait_until(page, f"/HELD \\d+ s/.test(document.querySelector('{tile(page, 'T04')}')"
+                     ".innerText)")
+    time.sleep(1.2)  # the ages tick once
+    assert "store behind" not in page.inner_text("#tiles")  # every record is stored
+    path = shoot(page, "pit-24-tables")
+    page.locator(tile(page, "T04")).screenshot(path=str(SHOTS / "pit-tile-held.png"))
+    assert path.stat().st_size > 50_000
+    # Every tile is whole on the screen, and no text is smaller than 12 px.
+    for box in page.eval_on_selector_all(".tile", "ts => ts.map(t => {"
+                                         "const r = t.getBoundingClientRect();"
+                                         "return [r.left, r.top, r.right, r.bottom]; })"):
+        assert box[0] >= 0 and box[1] >= 0 and box[2] <= 1920 and box[3] <= 1080, box
+    smallest = page.evaluate("Math.min(...[...document.querySelectorAll('.tile *')]"
+                             ".filter(e => e.childNodes.length && [...e.childNodes].some("
+                             "n => n.nodeType === 3 && n.textContent.trim()))"
+                             ".map(e => parseFloat(getComputedStyle(e).fontSize)))")
+    assert smallest >= 12
+    page.close()
+
+
+def test_shoe_floor_serve_runs_from_its_config(games, collector, pit_toml):
+    collector()
+    table = games("t1", "baden", seed=31).connect()
+    table.deal(20)
+    toml = pit_toml(client_id="pit-cli")
+    proc = subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "serve", "--config",
+                             str(toml)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        for line in proc.stdout:  # the JSON log: pit.listening names the URL
+            if '"pit.listening"' in line:
+                url = json.loads(line)["url"]
+                break
+        assert url, proc.stderr.read()
+        wait_for(lambda: [t["shoe"] for t in json.loads(get(url, "/api/tiles")[2])["tiles"]
+                          if t.get("shoe")], what="the table's tile")
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        taken = subprocess.run([sys.executable, "-m", "shoe_floor.cli", "serve", "--config",
+                                str(toml), "--http", f"127.0.0.1:{port}"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=60)
+        assert taken.returncode == 2 and "pit.http" in taken.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
