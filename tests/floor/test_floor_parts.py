@@ -25,7 +25,7 @@ from shoe_daemon.floor.topics import table_of
 from shoe_floor import chain
 from shoe_floor.broker import acl_text, broker_conf
 from shoe_floor.config import CollectorConfigError, parse
-from tests.floor.conftest import CREDENTIALS, ROOT, free_port, wait_for
+from tests.floor.servers import CREDENTIALS, ROOT, free_port, wait_for
 
 
 @pytest.fixture
