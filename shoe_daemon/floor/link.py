@@ -236,7 +236,7 @@ class FloorLink:
 
     def _settle(self) -> None:
         """Take the broker's acknowledgements; move the cursor over the contiguous prefix."""
-        refused: list[int] = []
+        refused: dict[int, int] = {}  # idx -> reason
         while self._acks:
             mid, reason = self._acks.popleft()
             sent = self._inflight.pop(mid, None)
@@ -245,9 +245,11 @@ class FloorLink:
             if delivered(reason):
                 self._done[sent[0]] = sent[1]
             else:
-                refused.append(sent[0])
-                self.log.warning("floor.not_delivered", idx=sent[0], reason=hex(reason))
-        if refused:
+                refused[sent[0]] = reason
+        if refused:  # one log record for the lot: a window's worth may come back at once
+            self.log.warning("floor.not_delivered", first=min(refused), count=len(refused),
+                             reasons=sorted({hex(r) for r in refused.values()}),
+                             retry_in=self.retry)
             self._next = min(self._next, *refused)
             self._retry_at = time.monotonic() + self.retry
         cursor = self._cursor

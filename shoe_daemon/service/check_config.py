@@ -120,6 +120,10 @@ def _floor(c: config.Config, found: Findings) -> None:
               f"{f.topic_prefix}/{f.table}/..., TLS trusting {f.ca_file}")
     found.say(f"  keepalive {f.keepalive} s; the broker keeps the session {f.session_expiry} s; "
               "the link's cursor in state_dir/floor/acked")
+    if f.username != c.table:
+        found.warnings.append(f"setting floor.username: {f.username!r} is not the table's name "
+                              f"{c.table!r}: the floor files this table's records under "
+                              f"{f.username!r}, its screen and logs say {c.table!r}")
     from shoe_daemon.floor.config import FloorConfigError
     from shoe_daemon.floor.mqtt import tls_context
 

@@ -84,6 +84,14 @@ def _clock(unix: float) -> str:
     return datetime.fromtimestamp(unix, UTC).strftime("%H:%M:%S UTC")
 
 
+def _floor_words(floor: FloorStatus | None) -> str:
+    """Said only while the link is down: the table plays on regardless."""
+    if floor is None or floor.connected:
+        return ""
+    since = f" since {_clock(floor.down_since)}" if floor.down_since else ""
+    return f"; floor link down{since}, records kept to send"
+
+
 class StatusReporter:
     """Turns the service's state into STATUS= lines, watchdog pings and status.json."""
 
@@ -139,10 +147,14 @@ class StatusReporter:
     def line(self) -> str:
         """One line a person reads in `systemctl status`."""
         s = self.observe()
+        return f"{self._table()}: {self._doing(s)}{_floor_words(s.floor)}"
+
+    @staticmethod
+    def _doing(s: ServiceStatus) -> str:
         if not s.ledger_ok:
-            return f"{self._table()}: HOLD: ledger unwritable ({s.ledger_error})"
+            return f"HOLD: ledger unwritable ({s.ledger_error})"
         if not s.shoe_connected:
-            return f"{self._table()}: waiting for the shoe on {s.awaiting}"
+            return f"waiting for the shoe on {s.awaiting}"
         where = []
         if s.shoe is not None:
             where.append(f"shoe {s.shoe}")
@@ -152,11 +164,7 @@ class StatusReporter:
             doing = f"HOLD: {s.hold[0]} ({s.hold[1]})"
         else:
             doing = _STATE_WORDS.get(s.state, s.state.replace("_", " "))
-        floor = ""
-        if s.floor is not None and not s.floor.connected:  # the table plays on regardless
-            since = f" since {_clock(s.floor.down_since)}" if s.floor.down_since else ""
-            floor = f"; floor link down{since}, records kept to send"
-        return f"{self._table()}: {' '.join(where) + ', ' if where else ''}{doing}{floor}"
+        return f"{' '.join(where) + ', ' if where else ''}{doing}"
 
     def _say(self, phase: str, text: str) -> None:
         self.phase, self.text = phase, text
@@ -313,30 +321,31 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     lines.append(f"ledger: {facts['records']} records, chain and seals {facts['chain']}")
     if facts["chain"] not in ("good", "absent") and running:
         code = NOT_IN_PLAY
-    floor = _floor_line(state_dir, status.get("floor") if status and running else None)
+    floor = _floor_line(state_dir, status.get("floor") if status else None, running)
     if floor:
         lines.append(floor)
     return Summary(code, lines)
 
 
-def _floor_line(state_dir: Path, live: dict[str, Any] | None) -> str | None:
-    """The floor link: as the running daemon last said (connected or not), with the backlog
-    and cursor read now from the files. None when the table has no floor link."""
+def _floor_line(state_dir: Path, said: dict[str, Any] | None, running: bool) -> str | None:
+    """The floor link: as the daemon last said (connected or not) while it runs, with the
+    backlog and cursor read now from the files. None when the table has no floor link (the
+    daemon's status.json names none and no link ever kept a cursor here)."""
     from shoe_daemon.floor.cursor import backlog, cursor_path, read_cursor
 
-    if live is None and not cursor_path(state_dir).exists():
+    if said is None and not cursor_path(state_dir).exists():
         return None
     try:
         waiting, acked = backlog(state_dir), read_cursor(state_dir).idx
     except (ValueError, sqlite3.Error) as e:
         return f"floor: cannot read the link's cursor or the ledger: {e}"
-    counts = f"{waiting} records not yet acknowledged by the broker (through record {acked})"
-    if live is None:
+    counts = f"the broker has acknowledged every record through {acked}; {waiting} to send"
+    if said is None or not running:
         return f"floor: link not running; {counts}"
-    if live["connected"]:
-        return f"floor: connected to {live['broker']}; {counts}"
-    since = f" since {_iso(int(live['down_since'] * 1e9))}" if live.get("down_since") else ""
-    return f"floor: DOWN{since}, {live['broker']} unreachable; {counts}"
+    if said["connected"]:
+        return f"floor: connected to {said['broker']}; {counts}"
+    since = f" since {_iso(int(said['down_since'] * 1e9))}" if said.get("down_since") else ""
+    return f"floor: DOWN{since}, {said['broker']} unreachable; {counts}"
 
 
 def run_status(state_dir: Path) -> int:
