@@ -150,7 +150,7 @@ class FloorLink:
         self._wake.set()
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
-        if self._connected:
+        if self._connected and not self._stopping.is_set():
             self.log.warning("floor.disconnected", reason=str(reason), backlog=self.backlog())
             self._down_since = time.time()
         self._connected = False
