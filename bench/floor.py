@@ -114,9 +114,9 @@ class Floor:
 
     def collector_process(self, n: int = 1) -> subprocess.Popen:
         """`shoe-floor collect`, as deployed; its log in collector-N.log."""
+        log = (self.work / f"collector-{n}.log").open("a")
         return subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "collect", "--config",
-                                 str(self.toml(n))], cwd=ROOT, stdout=subprocess.DEVNULL,
-                                stderr=(self.work / f"collector-{n}.log").open("a"))
+                                 str(self.toml(n))], cwd=ROOT, stdout=log, stderr=log)
 
     def stored(self) -> int:
         import psycopg
@@ -211,10 +211,11 @@ def drain(work: Path, tables: int, records: int, batch_size: int,
         import psycopg
 
         with psycopg.connect(floor.database) as conn:
-            first_ts, last_ts, alarms = conn.execute(
+            first_ts, last_ts = conn.execute(
                 "SELECT extract(epoch FROM min(pg_xact_commit_timestamp(xmin))), "
-                "extract(epoch FROM max(pg_xact_commit_timestamp(xmin))), "
-                "(SELECT count(*) FROM alarms) FROM records").fetchone()
+                "extract(epoch FROM max(pg_xact_commit_timestamp(xmin))) FROM records").fetchone()
+            alarms = dict(conn.execute("SELECT kind, count(*) FROM alarms GROUP BY kind")
+                          .fetchall())
         exact = _exact(floor.database, floor.names, states)
         span = float(last_ts - first_ts)
         return {"tables": tables, "records": total, "collectors": collectors,
@@ -359,23 +360,23 @@ def _quantiles(ms: list[float]) -> dict[str, Any]:
 # ---- the cost to the table -----------------------------------------------------------------
 
 def table_cost(work: Path, coups: int, gap: float, seed: int) -> dict[str, Any]:
-    floor = Floor(work, 1, 500)
+    floor = Floor(work, 3, 500)
     collector = floor.collector_process()
     proxy = Proxy(floor.broker.port)
     figures: dict[str, Any] = {}
     try:
-        name = floor.names[0]
-        direct, cut = floor.daemon_toml(name), floor.daemon_toml(name, proxy.port)
+        up, cut, down = floor.names  # a login each: each run is a new ledger
         figures["no link"] = report("no link", table_latency("baden", coups, gap, None, seed))
         figures["link, broker up"] = report("link, broker up", table_latency(
-            "baden", coups, gap, None, seed, ("--config", str(direct))))
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(up)))))
+        figures["link, broker up"]["records_at_the_floor"] = floor.stored()
         proxy.cut()
         figures["link, network cut"] = report("link, network cut", table_latency(
-            "baden", coups, gap, None, seed, ("--config", str(cut))))
-        proxy.restore()
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(cut,
+                                                                                proxy.port)))))
         floor.broker.stop()
         figures["link, broker down"] = report("link, broker down", table_latency(
-            "baden", coups, gap, None, seed, ("--config", str(direct))))
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(down)))))
     finally:
         proxy.close()
         stop(collector)

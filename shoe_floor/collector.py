@@ -264,13 +264,19 @@ class Collector:
 
     def _ask_resends(self) -> None:
         """A gap that outlived the grace: alarm once, ask the table to resend, ask again
-        every `resend_every` while it stays."""
+        every `resend_every` while it stays. A gap another collector of the group has
+        filled meanwhile (the records it was missing were that collector's share) is
+        forgotten: the store, not this collector's last batch, says what is missing."""
         now = time.monotonic()
         for table, gap in list(self.gaps.items()):
             if now - gap.seen < self.config.gap_grace or now - gap.asked < self.config.resend_every:
                 continue
             if not self.connected.is_set():
                 return
+            tip = self._open_store().tip(table)
+            if tip is not None and tip.idx >= gap.missing:
+                del self.gaps[table]
+                continue
             gap.asked = now
             self.client.publish(topics.topic(self.prefix, table, topics.RESEND),
                                 str(gap.missing).encode(), qos=1)

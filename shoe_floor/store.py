@@ -215,6 +215,11 @@ class Store:
 
     # Reading, for the collector's start, the page and the tests.
 
+    def tip(self, table: str) -> Tip | None:
+        """The table's verified tip as committed now (None: unknown or not anchored)."""
+        rows = self._all("SELECT tip_idx, tip_hash FROM tables WHERE table_id = ?", (table,))
+        return None if not rows or rows[0][1] is None else Tip(rows[0][0], rows[0][1])
+
     def gaps(self) -> dict[str, int]:
         """Tables with records waiting behind a gap: the index each waits for."""
         rows = self._all("SELECT t.table_id, t.tip_idx, t.tip_hash FROM tables t WHERE EXISTS "

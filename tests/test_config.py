@@ -153,3 +153,19 @@ def test_the_floor_table_is_read_relative_to_the_file_and_its_secret_never_recor
 def test_a_bad_floor_setting_is_named(tmp_path: Path, edit, named):
     with pytest.raises(config.ConfigError, match=named):
         config.load(parse("--config", str(floor_file(tmp_path, "[floor]", *edit))))
+
+
+def test_the_documented_floor_table_loads(tmp_path: Path):
+    """docs/shoe-daemon.toml's [floor] example, uncommented, is what the loader takes."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "shoe-daemon.toml").read_text()
+    head, _, tail = text.partition("# [floor]\n")
+    floor = [line[2:] for line in tail.splitlines() if line.startswith("# ") and
+             not line.startswith("# #")]
+    (tmp_path / "floor.password").write_text("x\n")
+    (tmp_path / "floor-ca.pem").write_text("")
+    f = tmp_path / "table.toml"
+    f.write_text((head + "[floor]\n" + "\n".join(floor) + "\n").replace(
+        "/etc/shoe-daemon/", f"{tmp_path}/"))
+    c = config.load(parse("--config", str(f)))
+    assert c.floor is not None and c.floor.table == c.table == "table-1"
+    assert (c.floor.keepalive, c.floor.session_expiry) == (30, 604800)
