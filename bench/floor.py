@@ -1,4 +1,4 @@
-"""The floor's bench, with a real mosquitto and a real PostgreSQL (tests/floor/servers.py):
+"""The floor's bench, with a real mosquitto and a real PostgreSQL (hil/floor_servers.py):
 
 - drain: records a second the collector takes from a backlog into PostgreSQL. Many tables'
   ledgers (real records: dealt shoes' frames and results, real chains and seals) are sent
@@ -46,15 +46,7 @@ from bench.latency import run as table_latency  # noqa: E402
 from drivers.messages import Hello  # noqa: E402
 from drivers.records import frame_body, next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
-from hil.harness import start_daemon, start_shoe, stop  # noqa: E402
-from shoe_daemon.audit.ledger import Ledger  # noqa: E402
-from shoe_daemon.floor.config import FloorConfig  # noqa: E402
-from shoe_daemon.floor.link import FloorLink  # noqa: E402
-from shoe_daemon.game.coup import CoupMachine  # noqa: E402
-from shoe_daemon.game.houses import get_profile  # noqa: E402
-from shoe_floor.collector import Collector  # noqa: E402
-from shoe_floor.config import parse  # noqa: E402
-from tests.floor.servers import (  # noqa: E402
+from hil.floor_servers import (  # noqa: E402
     COLLECTOR,
     PREFIX,
     Broker,
@@ -63,6 +55,14 @@ from tests.floor.servers import (  # noqa: E402
     make_certs,
     wait_for,
 )
+from hil.harness import start_daemon, start_shoe, stop  # noqa: E402
+from shoe_daemon.audit.ledger import Ledger  # noqa: E402
+from shoe_daemon.floor.config import FloorConfig  # noqa: E402
+from shoe_daemon.floor.link import FloorLink  # noqa: E402
+from shoe_daemon.game.coup import CoupMachine  # noqa: E402
+from shoe_daemon.game.houses import get_profile  # noqa: E402
+from shoe_floor.collector import Collector  # noqa: E402
+from shoe_floor.config import parse  # noqa: E402
 
 Commit = list[tuple[str, dict[str, Any]]]  # what the table commits for one shoe message
 

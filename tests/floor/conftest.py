@@ -1,7 +1,7 @@
 """Real parts for the floor's tests, as fixtures: a mosquitto on a free loopback port with
 TLS, logins made by the shipped script and the ACL made by the shipped code, stopped and
 started again on demand; a PostgreSQL cluster made by initdb in a temporary directory, one
-database per test (the servers themselves: tests/floor/servers.py). Nothing is mocked: the
+database per test (the servers themselves: hil/floor_servers.py). Nothing is mocked: the
 link, the broker, the collector and the database all run."""
 
 from __future__ import annotations
@@ -16,12 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from shoe_daemon.audit.ledger import Ledger
-from shoe_daemon.floor.config import FloorConfig
-from shoe_floor.collector import Collector
-from shoe_floor.config import load
-from shoe_floor.store import Store
-from tests.floor.servers import (
+from hil.floor_servers import (
     COLLECTOR,
     PREFIX,
     ROOT,
@@ -31,6 +26,11 @@ from tests.floor.servers import (
     make_certs,
     wait_for,
 )
+from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.floor.config import FloorConfig
+from shoe_floor.collector import Collector
+from shoe_floor.config import load
+from shoe_floor.store import Store
 
 __all__ = ["PREFIX", "Postgres", "wait_for"]  # what the tests import from here
 

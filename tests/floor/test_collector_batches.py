@@ -6,11 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from hil.floor_servers import wait_for
 from shoe_daemon.audit.ledger import Ledger
 from shoe_floor.chain import Tip
 from shoe_floor.collector import Gap
 from shoe_floor.store import Store
-from tests.floor.servers import wait_for
 
 
 def ledger_records(tmp_path: Path, name: str, count: int) -> list:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from hil.floor_servers import ROOT, Broker, Proxy, wait_for
 from hil.harness import display_url, start_daemon, start_shoe, stop
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.floor.cursor import acked_index, backlog
 from shoe_floor.store import Store
 from tests.floor.conftest import assert_exact
-from tests.floor.servers import ROOT, Broker, Proxy, wait_for
 
 pytestmark = pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hil.floor_servers import ROOT, Certs, Proxy, free_port, wait_for
 from hil.harness import TableRun, start_daemon, start_shoe, stop
-from tests.floor.servers import ROOT, Certs, Proxy, free_port, wait_for
 from tests.test_hil import check
 
 

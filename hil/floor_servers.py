@@ -1,9 +1,9 @@
-"""Real servers for the floor's tests and its bench, in one copy: a mosquitto on a free
+"""Real servers for the floor's demo, tests and bench, in one copy: a mosquitto on a free
 loopback port with TLS (a throwaway CA), logins made by the shipped script and the ACL made
 by the shipped code, stopped and started again on demand; a PostgreSQL cluster made by
 initdb in a temporary directory; and a TCP proxy that can cut the network between a table
-and its broker. tests/floor/conftest.py wraps them in fixtures; bench/floor.py uses them
-as they are."""
+and its broker. `python -m hil.harness demo --floor` and bench/floor.py use them as they
+are; tests/floor/conftest.py wraps them in fixtures."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from cryptography.x509.oid import NameOID
 from shoe_daemon.floor.config import FloorConfig
 from shoe_floor.broker import BrokerFiles, acl_text, broker_conf
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CREDENTIALS = ROOT / "scripts" / "floor-table-credentials"
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 PREFIX = "test/floor"
@@ -108,15 +108,16 @@ def make_certs(d: Path) -> Certs:
 class Broker:
     """A mosquitto of the shipped configuration on 127.0.0.1:`port`, restartable."""
 
-    def __init__(self, root: Path, certs: Certs, log: bool = True):
+    def __init__(self, root: Path, certs: Certs, log: bool = True, prefix: str = PREFIX):
         self.root = root
         self.certs = certs
+        self.prefix = prefix
         self.port = free_port()
         self.passwd = root / "passwd"
         self.files = BrokerFiles(certs.ca, certs.cert, certs.key, self.passwd,
                                  root / "acl", root / "data")
         self.files.persistence_dir.mkdir()
-        self.files.acl_file.write_text(acl_text(PREFIX, COLLECTOR))
+        self.files.acl_file.write_text(acl_text(prefix, COLLECTOR))
         extra: tuple[str, ...] = (f"log_dest file {root / 'mosquitto.log'}",
                                   "log_type all" if log else "log_type error")
         if os.geteuid() == 0:
@@ -138,7 +139,7 @@ class Broker:
     def config(self, name: str, password: str, port: int | None = None) -> FloorConfig:
         """A login's link settings; `port` to reach the broker another way (a proxy)."""
         return FloorConfig("127.0.0.1", port or self.port, name, password, self.certs.ca,
-                           PREFIX, keepalive=5)
+                           self.prefix, keepalive=5)
 
     def start(self) -> None:
         assert self.proc is None
