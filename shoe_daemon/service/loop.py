@@ -140,7 +140,7 @@ class ServiceLoop:
             self.reporter.failed(f"audit ledger unusable: {e}")
             return 1
         if self.floor is not None:
-            self.floor.start()  # after the start is committed: it is the first thing it sends
+            self.floor.start()  # the ledger verified, the start committed: it sends from its cursor
         self.log.info("daemon.start", version=__version__, profile=self.config.profile,
                       transport=self.transport.name, capture=str(self.capture_path))
         wait = self.config.reconnect_min
