@@ -70,8 +70,10 @@ def dealt(profile: str, coups: int, seed: int) -> tuple[list[Message], list[int]
     return messages[: decide[-1] + 1], decide
 
 
-def start_table(work: Path, profile: str, stderr: Any) -> tuple[int, int, subprocess.Popen]:
-    """A pty standing for the shoe, and the real daemon on it (its display on a free port)."""
+def start_table(work: Path, profile: str, stderr: Any,
+                extra: tuple[str, ...] = ()) -> tuple[int, int, subprocess.Popen]:
+    """A pty standing for the shoe, and the real daemon on it (its display on a free port);
+    `extra`: more of the daemon's flags (bench/floor.py gives it a `[floor]` file)."""
     master, slave = os.openpty()
     tty.setraw(slave)
     (work / "shoe").symlink_to(os.ttyname(slave))
@@ -79,17 +81,18 @@ def start_table(work: Path, profile: str, stderr: Any) -> tuple[int, int, subpro
         [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", profile,
          "--port", str(work / "shoe"), "--state-dir", str(work / "state"),
          "--results", str(work / "results.jsonl"), "--log-format", "json",
-         "--http", "127.0.0.1:0"],
+         "--http", "127.0.0.1:0", *extra],
         cwd=ROOT, stderr=stderr,
     )
     return master, slave, daemon
 
 
-def run(profile: str, coups: int, gap: float, baud: int | None, seed: int) -> list[float]:
+def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
+        extra: tuple[str, ...] = ()) -> list[float]:
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
-        master, slave, daemon = start_table(work, profile, subprocess.PIPE)
+        master, slave, daemon = start_table(work, profile, subprocess.PIPE, extra)
         assert daemon.stderr is not None
         log_fd = daemon.stderr.fileno()  # `coup.result` is logged right after the file write
         os.set_blocking(log_fd, False)

@@ -65,7 +65,10 @@ class Collector:
             self.gaps[table] = Gap(missing, now, missing == 1)
         self._thread = threading.Thread(target=self._run, name="floor-collector", daemon=True)
         self._thread.start()
-        connect(self.client, self.config.broker, receive_maximum=self.config.batch_size)
+        # Two batches in flight: the broker sends the next while this one is written; all
+        # of one batch may wait unacknowledged, so fewer would stall the pipe at each commit.
+        connect(self.client, self.config.broker,
+                receive_maximum=min(2 * self.config.batch_size, 65535))
         self.log.info("collector.start", broker=self.config.broker.url, group=self.config.group)
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -163,21 +166,25 @@ class Collector:
                 latest[table, leaf] = bytes(msg.payload)
         store = self._open_store()
         with store.batch():
-            for table in sorted(set(records) | {t for t, _ in latest}):
-                tip = store.lock_tip(table)
-                if (table, topics.STATE) in latest:
-                    store.set_state(table, latest[table, topics.STATE], now)
-                if (table, topics.ONLINE) in latest:
-                    store.set_online(table, latest[table, topics.ONLINE].decode(
-                        errors="replace"), now)
+            names = sorted(set(records) | {t for t, _ in latest})
+            tips = store.lock_tips(names)
+            for (table, leaf), payload in latest.items():
+                if leaf == topics.STATE:
+                    store.set_state(table, payload, now)
+                else:
+                    store.set_online(table, payload.decode(errors="replace"), now)
+            fresh: dict[str, list[Record]] = {}
+            for table in names:
                 good: list[tuple[Record, bytes]] = []
                 for parsed, payload in records.get(table, []):
                     if isinstance(parsed, str):
                         self._alarm(store, table, None, chain.MALFORMED, parsed, payload, now)
                     else:
                         good.append((parsed, payload))
-                if good:
-                    self._verify(store, table, tip, good, now)
+                new = self._sort_out(store, table, tips[table], good, now)
+                if new:
+                    fresh[table] = new
+            self._verify(store, tips, fresh, now)
 
     def _open_store(self) -> Store:
         """The store, opened again after a failure (a PostgreSQL restart ends the old
@@ -186,10 +193,13 @@ class Collector:
             self.store = Store(self.config.database)
         return self.store
 
-    def _verify(self, store: Store, table: str, tip: chain.Tip | None,
-                arrived: list[tuple[Record, bytes]], now: int) -> None:
+    def _sort_out(self, store: Store, table: str, tip: chain.Tip | None,
+                  arrived: list[tuple[Record, bytes]], now: int) -> list[Record]:
+        """The arrived records beyond the table's tip that are what they say they are; an
+        edited one, or a different copy of a stored one, is an alarm; a duplicate is dropped."""
         top = tip.idx if tip else 0
-        stored = store.hashes(table, min(r.idx for r, _ in arrived), top) if top else {}
+        low = min((r.idx for r, _ in arrived), default=top + 1)
+        stored = store.hashes(table, low, top) if low <= top else {}
         fresh: list[Record] = []
         for record, payload in arrived:
             why = chain.self_check(record)
@@ -203,24 +213,34 @@ class Collector:
                         payload, now)
             else:
                 fresh.append(record)
-        if not fresh:
-            return
-        waiting = store.pending(table)
-        result = chain.advance(tip, [*waiting, *fresh])
-        if result.accepted:
-            store.add_records(table, result.accepted, now)
-            assert result.tip is not None
-            store.set_tip(table, result.tip)
-            self.stored += len(result.accepted)
-        for bad in result.rejected:
-            self._alarm(store, table, bad.record.idx, bad.kind, bad.why,
-                        message(bad.record), now)
-        keep = {(r.idx, r.hash) for r in waiting}
-        store.add_pending(table, [r for r in result.waiting if (r.idx, r.hash) not in keep],
-                          now)
-        if result.tip is not None and (result.accepted or result.rejected):
-            store.drop_pending(table, result.tip.idx, [b.record for b in result.rejected])
-        self._note_gap(table, result.missing, result.tip is None)
+        return fresh
+
+    def _verify(self, store: Store, tips: dict[str, chain.Tip | None],
+                fresh: dict[str, list[Record]], now: int) -> None:
+        """Each table's chain forward through its fresh and pending records; the verified
+        records of every table written at once."""
+        waiting = store.pending(sorted(fresh))
+        accepted: list[tuple[str, Record]] = []
+        moved: dict[str, chain.Tip] = {}
+        for table, new in fresh.items():
+            held = waiting.get(table, [])
+            result = chain.advance(tips[table], [*held, *new])
+            if result.accepted:
+                assert result.tip is not None
+                accepted += [(table, r) for r in result.accepted]
+                moved[table] = result.tip
+            for bad in result.rejected:
+                self._alarm(store, table, bad.record.idx, bad.kind, bad.why,
+                            message(bad.record), now)
+            keep = {(r.idx, r.hash) for r in held}
+            store.add_pending(table, [r for r in result.waiting
+                                      if (r.idx, r.hash) not in keep], now)
+            if result.tip is not None and held and (result.accepted or result.rejected):
+                store.drop_pending(table, result.tip.idx, [b.record for b in result.rejected])
+            self._note_gap(table, result.missing, result.tip is None)
+        store.add_records(accepted, now)
+        store.set_tips(moved)
+        self.stored += len(accepted)
 
     def _alarm(self, store: Store, table: str, idx: int | None, kind: str, detail: str,
                payload: bytes | str, now: int) -> None:
@@ -244,13 +264,19 @@ class Collector:
 
     def _ask_resends(self) -> None:
         """A gap that outlived the grace: alarm once, ask the table to resend, ask again
-        every `resend_every` while it stays."""
+        every `resend_every` while it stays. A gap another collector of the group has
+        filled meanwhile (the records it was missing were that collector's share) is
+        forgotten: the store, not this collector's last batch, says what is missing."""
         now = time.monotonic()
         for table, gap in list(self.gaps.items()):
             if now - gap.seen < self.config.gap_grace or now - gap.asked < self.config.resend_every:
                 continue
             if not self.connected.is_set():
                 return
+            tip = self._open_store().tip(table)
+            if tip is not None and tip.idx >= gap.missing:
+                del self.gaps[table]
+                continue
             gap.asked = now
             self.client.publish(topics.topic(self.prefix, table, topics.RESEND),
                                 str(gap.missing).encode(), qos=1)

@@ -10,7 +10,11 @@ trial. One schema, the same SQL but for placeholders and a few types.
 - `tables`: each table's verified tip, and its last retained state and online word.
 
 Times are Unix nanoseconds (BIGINT), as in the table's ledger. A batch is one transaction;
-the collector acknowledges its MQTT messages only after it commits.
+the collector acknowledges its MQTT messages only after it commits. A batch's writes go in
+a few statements whatever the number of tables in it (a backlog drains at tens of thousands
+of records a second): the tables' tips locked in one, their pending records read in one,
+the verified records copied in one (PostgreSQL: COPY into a staging table, then one INSERT
+... ON CONFLICT DO NOTHING), the tips moved in one.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class Store:
         with self.batch():
             for statement in _SCHEMA:
                 self.db.execute(statement % ddl)
+        if self.postgres:  # where a batch's records are copied before their one INSERT
+            self.db.execute("CREATE TEMP TABLE staging (LIKE records) ON COMMIT DELETE ROWS")
 
     def close(self) -> None:
         self.db.close()
@@ -116,28 +122,55 @@ class Store:
 
     # Inside a batch.
 
-    def lock_tip(self, table: str) -> Tip | None:
-        """The table's verified tip, locked for this transaction (None: not yet anchored)."""
-        self.db.execute(self.q("INSERT INTO tables (table_id) VALUES (?) "
-                               "ON CONFLICT DO NOTHING"), (table,))
-        lock = " FOR UPDATE" if self.postgres else ""
-        idx, digest = self._all("SELECT tip_idx, tip_hash FROM tables WHERE table_id = ?"
-                                + lock, (table,))[0]
-        return None if digest is None else Tip(idx, digest)
+    def lock_tips(self, tables: list[str]) -> dict[str, Tip | None]:
+        """The tables' verified tips (None: not yet anchored), locked for this transaction in
+        name order, so collectors sharing a PostgreSQL database never wait in a circle."""
+        tables = sorted(tables)
+        if self.postgres:
+            self.db.execute("INSERT INTO tables (table_id) SELECT unnest(%s::text[]) "
+                            "ON CONFLICT DO NOTHING", (tables,))
+            rows = self._all("SELECT table_id, tip_idx, tip_hash FROM tables WHERE table_id = "
+                             "ANY(?) ORDER BY table_id FOR UPDATE", (tables,))
+        else:  # the whole file is this transaction's (BEGIN IMMEDIATE)
+            self.db.executemany("INSERT INTO tables (table_id) VALUES (?) ON CONFLICT DO NOTHING",
+                                [(t,) for t in tables])
+            rows = self._all("SELECT table_id, tip_idx, tip_hash FROM tables WHERE table_id IN "
+                             "(SELECT value FROM json_each(?))", (json.dumps(tables),))
+        return {table: None if digest is None else Tip(idx, digest)
+                for table, idx, digest in rows}
 
-    def set_tip(self, table: str, tip: Tip) -> None:
-        self.db.execute(self.q("UPDATE tables SET tip_idx = ?, tip_hash = ? WHERE table_id = ?"),
-                        (tip.idx, tip.hash, table))
+    def set_tips(self, tips: dict[str, Tip]) -> None:
+        if not tips:
+            return
+        if self.postgres:
+            names = sorted(tips)
+            self.db.execute(
+                "UPDATE tables t SET tip_idx = v.idx, tip_hash = v.hash FROM (SELECT "
+                "unnest(%s::text[]) AS id, unnest(%s::bigint[]) AS idx, unnest(%s::text[]) AS "
+                "hash) v WHERE t.table_id = v.id",
+                (names, [tips[n].idx for n in names], [tips[n].hash for n in names]))
+        else:
+            self.db.executemany("UPDATE tables SET tip_idx = ?, tip_hash = ? WHERE table_id = ?",
+                                [(tip.idx, tip.hash, table) for table, tip in tips.items()])
 
     def hashes(self, table: str, low: int, high: int) -> dict[int, str]:
         rows = self._all("SELECT idx, hash FROM records WHERE table_id = ? AND idx BETWEEN ? "
                          "AND ?", (table, low, high))
         return {idx: digest for idx, digest in rows}
 
-    def pending(self, table: str) -> list[Record]:
-        rows = self._all("SELECT idx, wall_ns, mono_ns, boot, kind, body, prev, hash, mac "
-                         "FROM pending WHERE table_id = ? ORDER BY idx", (table,))
-        return [_record(row) for row in rows]
+    def pending(self, tables: list[str]) -> dict[str, list[Record]]:
+        """The records waiting behind a gap, of each of `tables`, in index order."""
+        if not tables:
+            return {}
+        where, names = (("= ANY(?)", tables) if self.postgres else
+                        ("IN (SELECT value FROM json_each(?))", json.dumps(tables)))
+        rows = self._all("SELECT table_id, idx, wall_ns, mono_ns, boot, kind, body, prev, hash, "
+                         f"mac FROM pending WHERE table_id {where} ORDER BY table_id, idx",
+                         (names,))
+        out: dict[str, list[Record]] = {}
+        for row in rows:
+            out.setdefault(row[0], []).append(_record(row[1:]))
+        return out
 
     def add_pending(self, table: str, records: list[Record], now: int) -> None:
         self._many(f"INSERT INTO pending ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
@@ -150,9 +183,22 @@ class Store:
         self._many("DELETE FROM pending WHERE table_id = ? AND idx = ? AND hash = ?",
                    [(table, r.idx, r.hash) for r in refused])
 
-    def add_records(self, table: str, records: list[Record], now: int) -> None:
-        self._many(f"INSERT INTO records ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
-                   "ON CONFLICT DO NOTHING", [_row(table, r, now) for r in records])
+    def add_records(self, records: list[tuple[str, Record]], now: int) -> None:
+        """Verified records of any tables, (table, record) each; one already stored is kept."""
+        if not records:
+            return
+        rows = [_row(table, r, now) for table, r in records]
+        if not self.postgres:
+            self._many(f"INSERT INTO records ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                       "ON CONFLICT DO NOTHING", rows)
+            return
+        with self.db.cursor() as cur:
+            with cur.copy(f"COPY staging ({_COLUMNS}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            cur.execute(f"INSERT INTO records ({_COLUMNS}) SELECT {_COLUMNS} FROM staging "
+                        "ON CONFLICT DO NOTHING")  # emptied at commit; a second call in one
+                                                   # batch would find its rows stored
 
     def alarm(self, table: str, idx: int | None, kind: str, detail: str, payload: str,
               now: int) -> None:
@@ -161,16 +207,21 @@ class Store:
                         (table, idx, kind, detail, payload, now))
 
     def set_state(self, table: str, state: bytes, now: int) -> None:
-        """After `lock_tip(table)` in the same batch."""
+        """After `lock_tips` of the table in the same batch."""
         self.db.execute(self.q("UPDATE tables SET state = ?, state_at = ? WHERE table_id = ?"),
                         (state, now, table))
 
     def set_online(self, table: str, word: str, now: int) -> None:
-        """After `lock_tip(table)` in the same batch."""
+        """After `lock_tips` of the table in the same batch."""
         self.db.execute(self.q("UPDATE tables SET online = ?, online_at = ? "
                                "WHERE table_id = ?"), (word, now, table))
 
     # Reading, for the collector's start, the page and the tests.
+
+    def tip(self, table: str) -> Tip | None:
+        """The table's verified tip as committed now (None: unknown or not anchored)."""
+        rows = self._all("SELECT tip_idx, tip_hash FROM tables WHERE table_id = ?", (table,))
+        return None if not rows or rows[0][1] is None else Tip(rows[0][0], rows[0][1])
 
     def gaps(self) -> dict[str, int]:
         """Tables with records waiting behind a gap: the index each waits for."""

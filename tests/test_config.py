@@ -64,7 +64,9 @@ def test_unknown_key_and_bad_toml_in_file(tmp_path: Path):
 
 
 def test_every_setting_has_a_flag_and_a_config_field():
-    assert [s.name for s in config.SETTINGS] == list(config.Config.__dataclass_fields__)
+    # `floor` is the file's [floor] table: a table of its own, with no flags.
+    fields = [f for f in config.Config.__dataclass_fields__ if f != "floor"]
+    assert [s.name for s in config.SETTINGS] == fields
 
 
 def test_the_documented_example_loads():
@@ -107,3 +109,63 @@ def test_the_display_address(value, address):
 def test_the_display_is_on_localhost_by_default():
     c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-"))
     assert config.http_address(c.http) == ("127.0.0.1", 8080)
+
+
+def floor_file(tmp_path: Path, *lines: str) -> Path:
+    (tmp_path / "ca.pem").write_text("not a certificate yet\n")
+    (tmp_path / "floor.password").write_text("s3cret\n")
+    f = tmp_path / "table.toml"
+    f.write_text("\n".join(['profile = "baden"', f'state_dir = "{tmp_path / "s"}"',
+                            'results = "-"', "", *lines]) + "\n")
+    return f
+
+
+FLOOR = ["[floor]", 'broker = "mqtts://floor.casino.lan:8883"', 'username = "table-7"',
+         'password_file = "floor.password"', 'ca_file = "ca.pem"']
+
+
+def test_no_floor_table_means_no_link(tmp_path: Path):
+    c = config.load(parse("--config", str(floor_file(tmp_path))))
+    assert c.floor is None and c.as_dict()["floor"] is None
+
+
+def test_the_floor_table_is_read_relative_to_the_file_and_its_secret_never_recorded(
+        tmp_path: Path):
+    c = config.load(parse("--config", str(floor_file(tmp_path, *FLOOR)), "--baud", "9600"))
+    assert c.floor is not None and c.baud == 9600
+    assert (c.floor.host, c.floor.port, c.floor.table) == ("floor.casino.lan", 8883, "table-7")
+    assert c.floor.password == "s3cret" and c.floor.ca_file == tmp_path / "ca.pem"
+    recorded = c.as_dict()  # what the ledger's daemon.start record holds
+    assert recorded["floor"]["broker"] == "mqtts://floor.casino.lan:8883"
+    assert "s3cret" not in repr(recorded)
+
+
+@pytest.mark.parametrize(("edit", "named"), [
+    (('broker = "mqtt://floor:1883"',), "setting floor.broker"),
+    (('broker = "mqtts://floor:1883"', 'username = "a/b"'), "setting floor.username"),
+    (('broker = "mqtts://floor:1883"', 'username = "t"', 'password_file = "nope"',
+      'ca_file = "ca.pem"'), "setting floor.password_file"),
+    (('broker = "mqtts://floor:1883"', 'username = "t"', 'password = "x"'),
+     "setting floor.ca_file: missing"),
+    ((*FLOOR[1:], "keepalive = 0"), "setting floor.keepalive"),
+    ((*FLOOR[1:], 'colour = "green"'), "setting floor.colour: unknown"),
+])
+def test_a_bad_floor_setting_is_named(tmp_path: Path, edit, named):
+    with pytest.raises(config.ConfigError, match=named):
+        config.load(parse("--config", str(floor_file(tmp_path, "[floor]", *edit))))
+
+
+def test_the_documented_floor_table_loads(tmp_path: Path):
+    """docs/shoe-daemon.toml's [floor] example, uncommented, is what the loader takes."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "shoe-daemon.toml").read_text()
+    head, _, tail = text.partition("# [floor]\n")
+    floor = [line[2:] for line in tail.splitlines() if line.startswith("# ") and
+             not line.startswith("# #")]
+    (tmp_path / "floor.password").write_text("x\n")
+    (tmp_path / "floor-ca.pem").write_text("")
+    f = tmp_path / "table.toml"
+    f.write_text((head + "[floor]\n" + "\n".join(floor) + "\n").replace(
+        "/etc/shoe-daemon/", f"{tmp_path}/"))
+    c = config.load(parse("--config", str(f)))
+    assert c.floor is not None and c.floor.table == c.table == "table-1"
+    assert (c.floor.keepalive, c.floor.session_expiry) == (30, 604800)

@@ -289,6 +289,42 @@ def test_prune_command_refusals(state: Path, tmp_path: Path) -> None:
     assert refused.returncode == 2 and "retention_days" in refused.stderr
 
 
+def test_prune_keeps_what_the_floor_has_not_acknowledged(state: Path, starts: list[int],
+                                                         tmp_path: Path) -> None:
+    """With a [floor] table, the link's cursor bounds the cut: the ledger is its outbox."""
+    from shoe_daemon.floor.cursor import Cursor, write_cursor
+
+    (tmp_path / "ca.pem").write_text("")
+    floor = ["[floor]", 'broker = "mqtts://floor:8883"', 'username = "t1"', 'password = "x"',
+             f'ca_file = "{tmp_path / "ca.pem"}"']
+    config = tmp_path / "shoe.toml"
+    config.write_text("\n".join([f'profile = "baden"\nstate_dir = "{state}"', 'results = "-"',
+                                 "retention_days = 30", *floor]) + "\n")
+    assert cli("export", "--state-dir", state, "--out", tmp_path / "x").returncode == 0
+    never = cli("prune", "--config", config, "--dry-run")  # the link has sent nothing yet
+    assert never.stdout.startswith("would remove 0 records"), never.stdout + never.stderr
+    assert "acknowledged records up to 0 only" in never.stdout
+    acked = starts[1] + 2
+    write_cursor(state, Cursor(acked, all_records(state)[acked - 1].hash))
+    done = cli("prune", "--config", config)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"removed {acked} records")
+    assert all_records(state)[0].idx == acked + 1  # starts[-1] would have gone without a floor
+    write_cursor(state, Cursor(starts[2], all_records(state)[starts[2] - acked - 1].hash))
+    alone = cli("prune", "--state-dir", state, "--keep-days", "30")  # the cursor speaks
+    assert alone.stdout.startswith(f"removed {starts[2] - acked} records"), alone.stdout
+
+
+def test_a_cursor_of_another_ledger_protects_everything(state: Path, tmp_path: Path) -> None:
+    from shoe_daemon.floor.cursor import Cursor, acked_index, write_cursor
+
+    write_cursor(state, Cursor(5, "0" * 64))  # a state directory begun anew: not this ledger's
+    assert acked_index(state) == 0
+    assert cli("export", "--state-dir", state, "--out", tmp_path / "x").returncode == 0
+    kept = cli("prune", "--state-dir", state, "--keep-days", "30")
+    assert kept.stdout.startswith("removed 0 records"), kept.stdout + kept.stderr
+
+
 # ---- under a running daemon ------------------------------------------------------------------
 
 

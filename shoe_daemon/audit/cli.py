@@ -79,9 +79,11 @@ def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _prune(args: argparse.Namespace) -> int:
+    from shoe_daemon.floor.cursor import acked_index, cursor_path
     from shoe_daemon.service import config
 
     state_dir, keep_days = args.state_dir, args.keep_days
+    floor = None
     if args.config is not None:
         try:
             settings = config.load(argparse.Namespace(config=args.config, state_dir=state_dir))
@@ -89,16 +91,23 @@ def _prune(args: argparse.Namespace) -> int:
             raise AuditError(str(e)) from e
         state_dir = settings.state_dir
         keep_days = settings.retention_days if keep_days is None else keep_days
+        floor = settings.floor is not None
     if state_dir is None or keep_days is None:
         raise AuditError("give --config, or --state-dir with --keep-days")
     if keep_days == 0:
         print("retention_days is 0: records are kept for ever, nothing pruned")
         return 0
+    if floor is None:  # no file to say: a table that ever had a floor link has its cursor
+        floor = cursor_path(state_dir).exists()
+    try:
+        acked = acked_index(state_dir) if floor else None
+    except ValueError as e:
+        raise AuditError(f"the floor link's cursor: {e}; nothing pruned") from e
     if args.dry_run:
-        chosen = retention.plan(state_dir, keep_days)
+        chosen = retention.plan(state_dir, keep_days, floor_acked=acked)
         removed = 0
     else:
-        chosen, removed = retention.prune(state_dir, keep_days)
+        chosen, removed = retention.prune(state_dir, keep_days, floor_acked=acked)
     verb = "would remove" if args.dry_run else "removed"
     span = f" (records {chosen.first}..{chosen.cut - 1})" if chosen.count else ""
     print(f"{verb} {chosen.count if args.dry_run else removed} records{span}; stopped at record "

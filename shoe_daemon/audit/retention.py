@@ -8,7 +8,10 @@ exports they hold are the record. Pruning removes the oldest records only when:
   bounds the cut, so a clock step back cannot make a young record look old);
 - signed exports kept in `STATE_DIR/audit/exports` cover every record to go without a hole,
   each verified with the table's own key and matching the ledger's hash where they end;
-- the shoe in play, or the last one dealt, stays whole: the daemon rebuilds it at start.
+- the shoe in play, or the last one dealt, stays whole: the daemon rebuilds it at start;
+- with a floor link, each record to go has been acknowledged by the floor's broker (the
+  caller passes the link's cursor, `shoe_daemon.floor.acked_index`): the ledger is the
+  link's outbox, and a record pruned unsent would never reach the floor.
 The cut always keeps the newest record. Each step deletes at most `batch` records and
 appends a `ledger.pruned` record in the same transaction (shoe_daemon.audit.ledger): where the
 chain now starts, the hash before it, the exports relied on, and what the daemon carries on
@@ -48,8 +51,10 @@ class Plan:
         return max(self.cut - self.first, 0)
 
 
-def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
-    """Work out the cut from a read-only look at the ledger and the kept exports."""
+def plan(state_dir: Path, keep_days: int, now_ns: int | None = None,
+         floor_acked: int | None = None) -> Plan:
+    """Work out the cut from a read-only look at the ledger and the kept exports; with
+    `floor_acked`, nothing after that record (the floor has not acknowledged it) goes."""
     if keep_days < 1:
         raise AuditError(f"retention of {keep_days} days: the period must be at least 1 day")
     cutoff = (time.time_ns() if now_ns is None else now_ns) - keep_days * DAY_NS
@@ -79,6 +84,9 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None) -> Plan:
          f"the shoe in play (or last dealt) starts at record {shoe_start}"),
         (last, "the newest record is always kept"),
     ]
+    if floor_acked is not None:
+        bounds.append((floor_acked + 1, f"the floor's broker has acknowledged records up to "
+                                        f"{floor_acked} only"))
     cut, bound = min(bounds, key=lambda b: b[0])
     return Plan(first, max(cut, first), last, bound, used)
 
@@ -119,9 +127,9 @@ def _kept_manifest(kept: Path, known: dict[str, Path]) -> dict:
 
 
 def prune(state_dir: Path, keep_days: int, now_ns: int | None = None,
-          batch: int = BATCH) -> tuple[Plan, int]:
+          batch: int = BATCH, floor_acked: int | None = None) -> tuple[Plan, int]:
     """Remove what `plan` allows, a batch per transaction; the plan and records removed."""
-    chosen = plan(state_dir, keep_days, now_ns)
+    chosen = plan(state_dir, keep_days, now_ns, floor_acked)
     if chosen.count == 0:
         return chosen, 0
     book = Ledger(state_dir)  # plan() refused a missing key, so none is made here

@@ -55,10 +55,25 @@ def write_cursor(state_dir: Path, cursor: Cursor) -> None:
         os.close(fd)
 
 
+def belongs(cursor: Cursor, outbox: Outbox) -> bool:
+    """Whether `cursor` was written for this ledger: its record holds its hash, or was pruned
+    after it was sent. A cursor of another ledger is not trusted: it would skip records."""
+    first, last = outbox.bounds()
+    if cursor.idx == 0 or first > cursor.idx:
+        return True
+    return cursor.idx <= last and outbox.hash_of(cursor.idx) == cursor.hash
+
+
 def acked_index(state_dir: Path) -> int:
-    """The highest record the floor's broker has acknowledged (0: none). `audit prune` keeps
-    every record after it, so nothing leaves the table before it has reached the floor."""
-    return read_cursor(state_dir).idx
+    """The highest record the floor's broker has acknowledged (0: none, or a cursor that is
+    not this ledger's). `audit prune` keeps every record after it, so nothing leaves the
+    table before it has reached the floor. ValueError if the cursor file is unreadable."""
+    cursor = read_cursor(state_dir)
+    outbox = Outbox(state_dir)
+    try:
+        return cursor.idx if belongs(cursor, outbox) else 0
+    finally:
+        outbox.close()
 
 
 def backlog(state_dir: Path) -> int:

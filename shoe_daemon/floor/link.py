@@ -25,7 +25,7 @@ import structlog
 
 from shoe_daemon.floor import topics
 from shoe_daemon.floor.config import FloorConfig
-from shoe_daemon.floor.cursor import Cursor, read_cursor, write_cursor
+from shoe_daemon.floor.cursor import Cursor, belongs, read_cursor, write_cursor
 from shoe_daemon.floor.mqtt import connect, delivered, make_client
 from shoe_daemon.floor.outbox import Outbox, message
 
@@ -57,11 +57,15 @@ class FloorLink:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._connected = False
+        self._down_since: float | None = time.time()  # wall clock: for a person to read
+        self._unreachable_said = False
+        self._steps = 0  # looks at the ledger taken, for stop()'s drain
         self._thread: threading.Thread | None = None
         self._client = make_client(config, client_id=config.table, inflight=window)
         self._client.will_set(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
+        self._client.on_connect_fail = self._on_connect_fail
         self._client.on_publish = self._on_publish
         self._client.on_message = self._on_message
 
@@ -90,6 +94,11 @@ class FloorLink:
         return self._connected
 
     @property
+    def down_since(self) -> float | None:
+        """When (Unix time) the link lost the broker, or started without it; None while up."""
+        return self._down_since
+
+    @property
     def acked(self) -> int:
         return self._cursor.idx
 
@@ -97,8 +106,18 @@ class FloorLink:
         """Committed records the broker has not acknowledged (as of the last look)."""
         return max(0, self._tail - self._cursor.idx)
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Say offline, stop, and keep the cursor; what is unacknowledged goes next time."""
+    def stop(self, timeout: float = 5.0, drain: float = 0.0) -> None:
+        """Say offline, stop, and keep the cursor; what is unacknowledged goes next time.
+
+        With `drain`, first give a connected link up to that many seconds to have the
+        records committed so far acknowledged (the table's last records, its stop)."""
+        deadline = time.monotonic() + drain
+        steps = self._steps
+        while self._connected and time.monotonic() < deadline and self._thread is not None:
+            if self._steps > steps + 1 and self.backlog() == 0:
+                break  # a look at the ledger begun after the call found nothing to send
+            self._wake.set()
+            time.sleep(0.01)
         self._stopping.set()
         self._wake.set()
         if self._thread is not None:
@@ -123,15 +142,24 @@ class FloorLink:
         client.subscribe(self._leaf(topics.RESEND), qos=1)
         client.publish(self._leaf(topics.ONLINE), ONLINE, qos=1, retain=True)
         self._connected = True
+        self._down_since = None
+        self._unreachable_said = False
         self.log.info("floor.connected", session_present=bool(flags.session_present))
         with self._state_lock:
             self._state = self._state if self._state is not None else self._last_state
         self._wake.set()
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
-        if self._connected:
+        if self._connected and not self._stopping.is_set():
             self.log.warning("floor.disconnected", reason=str(reason), backlog=self.backlog())
+            self._down_since = time.time()
         self._connected = False
+
+    def _on_connect_fail(self, _c: mqtt.Client, _u: Any) -> None:
+        """The broker cannot be reached: said once per outage, paho keeps trying."""
+        if not self._unreachable_said:
+            self._unreachable_said = True
+            self.log.warning("floor.unreachable", broker=self.config.url, backlog=self.backlog())
 
     def _on_publish(self, _c: mqtt.Client, _u: Any, mid: int, reason: Any, _p: Any) -> None:
         self._acks.append((mid, int(reason.value)))
@@ -158,11 +186,9 @@ class FloorLink:
         except ValueError as e:
             self.log.warning("floor.cursor_unreadable", error=str(e))
             return Cursor()
-        first, last = self._outbox.bounds()
-        if cursor.idx == 0 or first > cursor.idx:
-            return cursor  # nothing sent yet, or its record was pruned after it was sent
-        if cursor.idx > last or self._outbox.hash_of(cursor.idx) != cursor.hash:
-            self.log.warning("floor.cursor_foreign", cursor=cursor.idx, ledger_last=last)
+        if not belongs(cursor, self._outbox):
+            self.log.warning("floor.cursor_foreign", cursor=cursor.idx,
+                             ledger_last=self._outbox.bounds()[1])
             return Cursor()
         return cursor
 
@@ -172,6 +198,7 @@ class FloorLink:
             self._wake.clear()
             try:
                 self._step()
+                self._steps += 1
             except Exception as e:  # a ledger read failing must not end the link
                 self.log.error("floor.error", error=repr(e))
                 self._stopping.wait(self.retry)
@@ -209,7 +236,7 @@ class FloorLink:
 
     def _settle(self) -> None:
         """Take the broker's acknowledgements; move the cursor over the contiguous prefix."""
-        refused: list[int] = []
+        refused: dict[int, int] = {}  # idx -> reason
         while self._acks:
             mid, reason = self._acks.popleft()
             sent = self._inflight.pop(mid, None)
@@ -218,9 +245,11 @@ class FloorLink:
             if delivered(reason):
                 self._done[sent[0]] = sent[1]
             else:
-                refused.append(sent[0])
-                self.log.warning("floor.not_delivered", idx=sent[0], reason=hex(reason))
-        if refused:
+                refused[sent[0]] = reason
+        if refused:  # one log record for the lot: a window's worth may come back at once
+            self.log.warning("floor.not_delivered", first=min(refused), count=len(refused),
+                             reasons=sorted({hex(r) for r in refused.values()}),
+                             retry_in=self.retry)
             self._next = min(self._next, *refused)
             self._retry_at = time.monotonic() + self.retry
         cursor = self._cursor

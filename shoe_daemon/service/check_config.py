@@ -106,6 +106,33 @@ def _state(c: config.Config, found: Findings) -> None:
                   "regulator?)")
 
 
+def _floor(c: config.Config, found: Findings) -> None:
+    """The floor link's settings, and its TLS context made as `run` makes it, so that a CA or
+    client certificate the link could not use is an error now rather than at the start."""
+    f = c.floor
+    if f is None:
+        found.say("floor: no [floor] table: the ledger stays at the table (no link)")
+        return
+    login = (f"client certificate {f.cert_file}" if f.cert_file and not f.password
+             else "a password" + (f" and client certificate {f.cert_file}" if f.cert_file
+                                  else ""))
+    found.say(f"floor: every ledger record to {f.url} as {f.username!r} ({login}), topics "
+              f"{f.topic_prefix}/{f.table}/..., TLS trusting {f.ca_file}")
+    found.say(f"  keepalive {f.keepalive} s; the broker keeps the session {f.session_expiry} s; "
+              "the link's cursor in state_dir/floor/acked")
+    if f.username != c.table:
+        found.warnings.append(f"setting floor.username: {f.username!r} is not the table's name "
+                              f"{c.table!r}: the floor files this table's records under "
+                              f"{f.username!r}, its screen and logs say {c.table!r}")
+    from shoe_daemon.floor.config import FloorConfigError
+    from shoe_daemon.floor.mqtt import tls_context
+
+    try:
+        tls_context(f)
+    except FloorConfigError as e:
+        found.errors.append(f"setting {e}")
+
+
 def check(settings: config.Config) -> Findings:
     """Everything `check-config` prints, from settings that `config.load` accepted."""
     found = Findings()
@@ -124,6 +151,7 @@ def check(settings: config.Config) -> Findings:
     http = getattr(c, "http", None)
     if http:
         found.say(f"display: HTTP on {http}")
+    _floor(c, found)
     found.say(f"logs: {c.log_format} (journald's own fields when run by systemd)")
     return found
 

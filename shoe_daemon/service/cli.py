@@ -55,6 +55,7 @@ def _run(args: argparse.Namespace) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda n, _: early.append(n))
     from shoe_daemon.audit.ledger import LedgerError
+    from shoe_daemon.floor.config import FloorConfigError
     from shoe_daemon.service.loop import ServiceLoop, transport_for
 
     try:
@@ -84,6 +85,9 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         except OSError as e:
             print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
+            return 2
+        except FloorConfigError as e:  # the CA or client certificate cannot be used
+            print(f"shoe-daemon run: setting {e}", file=sys.stderr)
             return 2
         service.install_signal_handlers()
         if early:

@@ -2,6 +2,8 @@
 
 One table of settings drives both the file's keys and the command-line flags, so the two
 can never drift apart; a bad value is refused at start with a message naming the setting.
+The file's `[floor]` table (the link to the floor's broker, docs/floor.md) is the one
+exception: it exists only in the file, and without it there is no link.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.transport import names as transport_names
+from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.game.houses import PROFILES
 
 
@@ -89,10 +92,23 @@ class Config:
     retention_days: int
     log_format: str
     http: str
+    floor: FloorConfig | None = None  # the file's [floor] table; None: no link
 
     def as_dict(self) -> dict[str, Any]:
-        return {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v
-                for f in fields(self)}
+        """The settings as recorded in the ledger at each start: the floor's without its
+        password."""
+        out = {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v
+               for f in fields(self) if f.name != "floor"}
+        out["floor"] = None if self.floor is None else floor_summary(self.floor)
+        return out
+
+
+def floor_summary(floor: FloorConfig) -> dict[str, Any]:
+    """The floor settings a person may read (the ledger, check-config): never the secret."""
+    return {"broker": floor.url, "username": floor.username, "ca_file": str(floor.ca_file),
+            "topic_prefix": floor.topic_prefix,
+            "cert_file": None if floor.cert_file is None else str(floor.cert_file),
+            "keepalive": floor.keepalive, "session_expiry": floor.session_expiry}
 
 
 HTTP_OFF = ("", "off")
@@ -149,6 +165,7 @@ def _convert(setting: Setting, value: Any) -> Any:
 def load(args: argparse.Namespace) -> Config:
     """Settings from the file, overridden by flags, checked; ConfigError names the setting."""
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    floor: FloorConfig | None = None
     path: Path | None = getattr(args, "config", None)
     if path is not None:
         try:
@@ -157,6 +174,10 @@ def load(args: argparse.Namespace) -> Config:
             raise ConfigError(f"--config {path}: {e.strerror or e}") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"--config {path}: not valid TOML: {e}") from None
+        try:
+            floor = parse_floor(data.pop("floor", None), path.parent)
+        except FloorConfigError as e:
+            raise ConfigError(f"setting {e}") from None
         for key, value in data.items():
             if key not in _BY_NAME:
                 raise ConfigError(f"--config {path}: unknown setting {key!r}")
@@ -169,7 +190,7 @@ def load(args: argparse.Namespace) -> Config:
         if values[s.name] is None:
             raise ConfigError(f"setting {s.name!r} is required (--{s.name.replace('_', '-')} "
                               "or in the --config file)")
-    config = Config(**values)
+    config = Config(**values, floor=floor)
     _check(config)
     return config
 

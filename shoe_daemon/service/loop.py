@@ -29,13 +29,15 @@ from drivers.transport import Transport, TransportLost, make_transport
 from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.display import TableDisplay
+from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.service.config import Config
 from shoe_daemon.service.notify import Notifier
-from shoe_daemon.service.status import ServiceStatus, StatusReporter
+from shoe_daemon.service.status import FloorStatus, ServiceStatus, StatusReporter
 from shoe_daemon.service.table import Table
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
+FLOOR_DRAIN = 2.0  # s a clean stop gives a connected floor link to send the last records
 
 
 def transport_for(config: Config) -> Transport:
@@ -59,7 +61,8 @@ class ServiceLoop:
 
     `display` is where the table display's states go (the HTTP server's `publish`); None:
     no display. LedgerError if the ledger cannot be opened, OSError if the results file
-    or the capture cannot.
+    or the capture cannot, FloorConfigError (naming the setting) if the floor's CA or
+    certificate cannot be used.
     """
 
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
@@ -70,9 +73,12 @@ class ServiceLoop:
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.stop_event = threading.Event()
         ledger = ledger or Ledger(config.state_dir)
+        self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
         # The table display gets committed state only: each frame's view is staged and shown
-        # after its batch's commit, or after a rebuild from the ledger.
-        screen = TableDisplay(config.table, display) if display is not None else None
+        # after its batch's commit, or after a rebuild from the ledger. The floor gets the
+        # same public view, whether or not the HTTP display is on.
+        sinks = [sink for sink in (display, self.floor and self.floor.publish_state) if sink]
+        screen = TableDisplay(config.table, _fan_out(sinks)) if sinks else None
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -81,7 +87,8 @@ class ServiceLoop:
         if results is None:
             results = sys.stdout if config.results == "-" else open(  # noqa: SIM115
                 config.results, "a+", encoding="utf-8")
-        self.table = Table(get_profile(config.profile), ledger, results, screen, log=self.log)
+        self.table = Table(get_profile(config.profile), ledger, results, screen, log=self.log,
+                           on_commit=self.floor.notify if self.floor else None)
         self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
         self.notifier = Notifier()
         self.reporter = StatusReporter(config.table, config.profile, config.state_dir,
@@ -97,7 +104,14 @@ class ServiceLoop:
             awaiting=self.transport.where, ledger_ok=not table.ledger_down,
             ledger_error=table.ledger_error, backlog=table.backlog, state=machine.state,
             shoe=where["shoe"], coup=where["coup"],
-            hold=(hold.code, hold.rule) if hold is not None else None)
+            hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor())
+
+    def _floor(self) -> FloorStatus | None:
+        link = self.floor
+        if link is None:
+            return None
+        return FloorStatus(link.config.url, link.connected, link.down_since, link.backlog(),
+                           link.acked)
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -125,6 +139,8 @@ class ServiceLoop:
             self.log.error("ledger.unusable", error=str(e))
             self.reporter.failed(f"audit ledger unusable: {e}")
             return 1
+        if self.floor is not None:
+            self.floor.start()  # the ledger verified, the start committed: it sends from its cursor
         self.log.info("daemon.start", version=__version__, profile=self.config.profile,
                       transport=self.transport.name, capture=str(self.capture_path))
         wait = self.config.reconnect_min
@@ -167,6 +183,8 @@ class ServiceLoop:
             self.reporter.stopping()
             self.transport.close()
             table.record("daemon.stop", table.where())
+            if self.floor is not None:
+                self.floor.stop(drain=FLOOR_DRAIN)
             self.link.log_stats(force=True)
             with contextlib.suppress(OSError):
                 self.capture.close()
@@ -184,3 +202,14 @@ class ServiceLoop:
                 return
             self.stop_event.wait(min(left, self.reporter.slice))
             self.reporter.beat()
+
+
+def _fan_out(sinks: list[Callable[[bytes], None]]) -> Callable[[bytes], None]:
+    if len(sinks) == 1:
+        return sinks[0]
+
+    def send(state: bytes) -> None:
+        for sink in sinks:
+            sink(state)
+
+    return send

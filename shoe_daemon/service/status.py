@@ -7,6 +7,11 @@ file and the audit ledger read-only and never disturbs the daemon.
 the table is not in play (waiting for the shoe, a hold, the ledger unwritable, or no
 heartbeat for `STALE_AFTER` seconds: a hung loop), 3 when it is not running (the LSB code
 `systemctl status` uses), 2 when the state cannot be read.
+
+The floor link (docs/floor.md), when configured, is reported beside the table and never
+changes the table's state or the exit code: a dead broker only delays the floor. Its backlog
+moves with every commit, so status.json carries it as of the last write (a heartbeat at most
+`FILE_EVERY` old) and the command reads it fresh from the ledger and the link's cursor.
 """
 
 from __future__ import annotations
@@ -47,6 +52,17 @@ def _iso(ns: int) -> str:
 
 
 @dataclass(frozen=True)
+class FloorStatus:
+    """The floor link as the loop sees it."""
+
+    broker: str  # mqtts://HOST:PORT
+    connected: bool
+    down_since: float | None  # Unix time the broker was lost (or the link began without it)
+    backlog: int  # committed records the broker has not acknowledged
+    acked: int  # the highest record index it has acknowledged, with all before it
+
+
+@dataclass(frozen=True)
 class ServiceStatus:
     """What the reporter reads of the running service each time it reports (the loop fills
     it from its transport and its table's public status)."""
@@ -61,6 +77,19 @@ class ServiceStatus:
     shoe: int | None
     coup: int | None
     hold: tuple[str, str] | None  # code and rule of the hold in force
+    floor: FloorStatus | None = None  # None: no [floor], no link
+
+
+def _clock(unix: float) -> str:
+    return datetime.fromtimestamp(unix, UTC).strftime("%H:%M:%S UTC")
+
+
+def _floor_words(floor: FloorStatus | None) -> str:
+    """Said only while the link is down: the table plays on regardless."""
+    if floor is None or floor.connected:
+        return ""
+    since = f" since {_clock(floor.down_since)}" if floor.down_since else ""
+    return f"; floor link down{since}, records kept to send"
 
 
 class StatusReporter:
@@ -118,10 +147,14 @@ class StatusReporter:
     def line(self) -> str:
         """One line a person reads in `systemctl status`."""
         s = self.observe()
+        return f"{self._table()}: {self._doing(s)}{_floor_words(s.floor)}"
+
+    @staticmethod
+    def _doing(s: ServiceStatus) -> str:
         if not s.ledger_ok:
-            return f"{self._table()}: HOLD: ledger unwritable ({s.ledger_error})"
+            return f"HOLD: ledger unwritable ({s.ledger_error})"
         if not s.shoe_connected:
-            return f"{self._table()}: waiting for the shoe on {s.awaiting}"
+            return f"waiting for the shoe on {s.awaiting}"
         where = []
         if s.shoe is not None:
             where.append(f"shoe {s.shoe}")
@@ -131,7 +164,7 @@ class StatusReporter:
             doing = f"HOLD: {s.hold[0]} ({s.hold[1]})"
         else:
             doing = _STATE_WORDS.get(s.state, s.state.replace("_", " "))
-        return f"{self._table()}: {' '.join(where) + ', ' if where else ''}{doing}"
+        return f"{' '.join(where) + ', ' if where else ''}{doing}"
 
     def _say(self, phase: str, text: str) -> None:
         self.phase, self.text = phase, text
@@ -158,13 +191,20 @@ class StatusReporter:
             "hold": s.hold[0] if s.hold else None,
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
+            "floor": None if s.floor is None else {
+                "broker": s.floor.broker, "connected": s.floor.connected,
+                "down_since": s.floor.down_since, "backlog": s.floor.backlog,
+                "acked": s.floor.acked},
         }
 
     def _write(self, force: bool = False) -> None:
-        """Atomically (write, rename), on change or as a heartbeat; a full disk only skips it."""
+        """Atomically (write, rename), on change or as a heartbeat; a full disk only skips it.
+        The floor's counters alone are no change: they move with every commit."""
         now = time.monotonic()
         snap = self.snapshot()
-        key = tuple(snap.values())
+        floor = snap["floor"]
+        key = tuple(v for k, v in snap.items() if k != "floor") + (
+            (floor["connected"], floor["down_since"]) if floor else (None,))
         if not force and key == self._written and now - self._written_at < FILE_EVERY:
             return
         self._written, self._written_at = key, now
@@ -281,7 +321,31 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     lines.append(f"ledger: {facts['records']} records, chain and seals {facts['chain']}")
     if facts["chain"] not in ("good", "absent") and running:
         code = NOT_IN_PLAY
+    floor = _floor_line(state_dir, status.get("floor") if status else None, running)
+    if floor:
+        lines.append(floor)
     return Summary(code, lines)
+
+
+def _floor_line(state_dir: Path, said: dict[str, Any] | None, running: bool) -> str | None:
+    """The floor link: as the daemon last said (connected or not) while it runs, with the
+    backlog and cursor read now from the files. None when the table has no floor link (the
+    daemon's status.json names none and no link ever kept a cursor here)."""
+    from shoe_daemon.floor.cursor import backlog, cursor_path, read_cursor
+
+    if said is None and not cursor_path(state_dir).exists():
+        return None
+    try:
+        waiting, acked = backlog(state_dir), read_cursor(state_dir).idx
+    except (ValueError, sqlite3.Error) as e:
+        return f"floor: cannot read the link's cursor or the ledger: {e}"
+    counts = f"the broker has acknowledged every record through {acked}; {waiting} to send"
+    if said is None or not running:
+        return f"floor: link not running; {counts}"
+    if said["connected"]:
+        return f"floor: connected to {said['broker']}; {counts}"
+    since = f" since {_iso(int(said['down_since'] * 1e9))}" if said.get("down_since") else ""
+    return f"floor: DOWN{since}, {said['broker']} unreachable; {counts}"
 
 
 def run_status(state_dir: Path) -> int:

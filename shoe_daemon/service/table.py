@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
@@ -70,8 +71,9 @@ class Table:
 
     def __init__(self, profile: HouseProfile, ledger: Ledger | None = None,
                  results: TextIO | None = None, display: TableDisplay | None = None,
-                 log: Any = None) -> None:
+                 log: Any = None, on_commit: Callable[[], None] | None = None) -> None:
         self.ledger = ledger
+        self.on_commit = on_commit  # told after each commit (the floor link); must not block
         self.results = results
         self.display = display
         self.log = log if log is not None else SILENT
@@ -260,6 +262,8 @@ class Table:
             self.ledger_error = str(e.__cause__ or e)
             return False
         self._backlog.clear()
+        if self.on_commit is not None:
+            self.on_commit()
         if self.ledger_down:
             self.ledger_down = False
             self.log.info("ledger.recovered", **self.where())

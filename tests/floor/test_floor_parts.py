@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.floor_servers import CREDENTIALS, ROOT, free_port, wait_for
 from shoe_daemon.audit.ledger import GENESIS, PRUNED, Ledger, Record, chain_hash
 from shoe_daemon.floor import (
     FloorConfig,
@@ -25,7 +26,6 @@ from shoe_daemon.floor.topics import table_of
 from shoe_floor import chain
 from shoe_floor.broker import acl_text, broker_conf
 from shoe_floor.config import CollectorConfigError, parse
-from tests.floor.conftest import CREDENTIALS, ROOT, free_port, wait_for
 
 
 @pytest.fixture

@@ -1,0 +1,424 @@
+"""The floor's bench, with a real mosquitto and a real PostgreSQL (hil/floor_servers.py):
+
+- drain: records a second the collector takes from a backlog into PostgreSQL. Many tables'
+  ledgers (real records: dealt shoes' frames and results, real chains and seals) are sent
+  to the broker by their own floor links while no collector runs, as during a pit outage;
+  then `shoe-floor collect` starts and the bench times until every record is stored
+  (goal: at least 20,000 records/s).
+- latency: from a table's commit (the record's `wall_ns`, stamped just before the ledger's
+  commit) to the row's commit in PostgreSQL (`track_commit_timestamp`), p50 and p99, with
+  200 simulated tables dealing at a croupier's pace (each a real ledger and a real
+  FloorLink, one commit per shoe message) and a few real daemons against simulated shoes
+  (goal: p99 under 250 ms). The collector runs as its own process, as deployed.
+- table: the cost to the table, its deciding-frame latency through the real daemon
+  (bench/latency.py) with no link, with the link and the broker up, with the broker down,
+  and with the network to it cut.
+
+    .venv/bin/python bench/floor.py [drain] [latency] [table] [--tables 200] [--records 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import logging
+import multiprocessing
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.latency import machine_name, report  # noqa: E402
+from bench.latency import run as table_latency  # noqa: E402
+from drivers.messages import Hello  # noqa: E402
+from drivers.records import frame_body, next_seq  # noqa: E402
+from hil.dealer import deal_shoes  # noqa: E402
+from hil.floor_servers import (  # noqa: E402
+    COLLECTOR,
+    PREFIX,
+    Broker,
+    Postgres,
+    Proxy,
+    make_certs,
+    wait_for,
+)
+from hil.harness import start_daemon, start_shoe, stop  # noqa: E402
+from shoe_daemon.audit.ledger import Ledger  # noqa: E402
+from shoe_daemon.floor.config import FloorConfig  # noqa: E402
+from shoe_daemon.floor.link import FloorLink  # noqa: E402
+from shoe_daemon.game.coup import CoupMachine  # noqa: E402
+from shoe_daemon.game.houses import get_profile  # noqa: E402
+from shoe_floor.collector import Collector  # noqa: E402
+from shoe_floor.config import parse  # noqa: E402
+
+Commit = list[tuple[str, dict[str, Any]]]  # what the table commits for one shoe message
+
+
+def table_commits(profile: str, seed: int, shoes: int = 2) -> list[Commit]:
+    """Dealt shoes as the table commits them: each message's frame and the lines it decided."""
+    machine = CoupMachine(get_profile(profile))
+    commits, seq = [], 0
+    for message in deal_shoes(profile, shoes=shoes, seed=seed).messages:
+        if isinstance(message, Hello):
+            seq = 0
+        lines = machine.handle(message)
+        commits.append([("frame", frame_body(seq, message)),
+                        *(("result", {"line": line}) for line in lines)])
+        seq = next_seq(seq)
+    return commits
+
+
+class Floor:
+    """A broker, a PostgreSQL database, and the logins of a collector and `tables` tables."""
+
+    def __init__(self, work: Path, tables: int, batch_size: int):
+        self.work = work
+        (work / "broker").mkdir()
+        self.broker = Broker(work / "broker", make_certs(work / "certs"), log=False)
+        self.names = [f"t{i:03d}" for i in range(tables)]
+        self.passwords = {name: self.broker.login(name) for name in [COLLECTOR, *self.names]}
+        self.broker.start()
+        self.pg = Postgres(("track_commit_timestamp=on",))
+        self.pg.start()
+        self.database = self.pg.new_database()
+        self.batch_size = batch_size
+
+    def toml(self, n: int = 1) -> Path:
+        """Collector n's file: its own client id, the one group (they share the records)."""
+        path = self.work / f"collector-{n}.toml"
+        path.write_text("\n".join([
+            "[floor]", f'broker = "mqtts://127.0.0.1:{self.broker.port}"',
+            f'username = "{COLLECTOR}"', f'password = "{self.passwords[COLLECTOR]}"',
+            f'ca_file = "{self.broker.certs.ca}"', f'topic_prefix = "{PREFIX}"', "",
+            "[collector]", f'database = "{self.database}"', f'client_id = "collector-{n}"',
+            f"batch_size = {self.batch_size}"]) + "\n")
+        return path
+
+    def collector(self, n: int = 1) -> Collector:
+        import tomllib
+
+        return Collector(parse(tomllib.loads(self.toml(n).read_text()), self.work))
+
+    def collector_process(self, n: int = 1) -> subprocess.Popen:
+        """`shoe-floor collect`, as deployed; its log in collector-N.log."""
+        log = (self.work / f"collector-{n}.log").open("a")
+        return subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "collect", "--config",
+                                 str(self.toml(n))], cwd=ROOT, stdout=log, stderr=log)
+
+    def stored(self) -> int:
+        import psycopg
+
+        with psycopg.connect(self.database) as conn:
+            return conn.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    def daemon_toml(self, name: str, port: int | None = None) -> Path:
+        path = self.work / f"{name}.toml"
+        path.write_text("\n".join([
+            "[floor]", f'broker = "mqtts://127.0.0.1:{port or self.broker.port}"',
+            f'username = "{name}"', f'password = "{self.passwords[name]}"',
+            f'ca_file = "{self.broker.certs.ca}"', f'topic_prefix = "{PREFIX}"']) + "\n")
+        return path
+
+    def close(self) -> None:
+        if self.broker.proc is not None:
+            self.broker.stop()
+        self.pg.stop()
+
+
+# ---- many tables' links, in processes of their own ------------------------------------------
+
+LINKS_PER_PROCESS = 40  # paho waits on select(), which takes descriptors below 1024 only:
+                        # a link holds about 6 (its socket, paho's wake-up pair, the ledger)
+
+
+def _in_processes(work: Any, tables: list[tuple[FloorConfig, Path]], *args: Any) -> None:
+    """`work(tables_slice, *args)` in forked processes of LINKS_PER_PROCESS tables each."""
+    context = multiprocessing.get_context("fork")
+    procs = [context.Process(target=work, args=(tables[i:i + LINKS_PER_PROCESS], *args))
+             for i in range(0, len(tables), LINKS_PER_PROCESS)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+        if proc.exitcode != 0:
+            raise RuntimeError(f"a load process failed ({proc.exitcode})")
+
+
+def _send_backlog(tables: list[tuple[FloorConfig, Path]], records: int) -> None:
+    """Each table's link sends its ledger's `records` records and stops."""
+    links = [FloorLink(config, state, window=500) for config, state in tables]
+    for link in links:
+        link.start()
+    wait_for(lambda: all(link.acked == records for link in links), 600, 0.2,
+             "every table's records on the broker")
+    for link in links:
+        link.stop()
+
+
+# ---- drain ---------------------------------------------------------------------------------
+
+def drain(work: Path, tables: int, records: int, batch_size: int,
+          collectors: int) -> dict[str, Any]:
+    floor = Floor(work, tables, batch_size)
+    try:
+        for n in range(1, collectors + 1):  # their sessions and shared subscription, then
+            first = floor.collector(n)      # they go away: the backlog waits for them
+            first.start()
+            wait_for(first.connected.is_set, 20, what="the collector to connect")
+            first.stop()
+        template = [r for commit in table_commits("baden", 1, shoes=records // 450 + 1)
+                    for r in commit][:records]
+        t = time.monotonic()
+        states = []
+        for name in floor.names:
+            state = work / "tables" / name
+            ledger = Ledger(state)
+            for i in range(0, len(template), 500):
+                ledger.append_many(template[i:i + 500])
+            ledger.close()
+            states.append(state)
+        made = time.monotonic() - t
+        t = time.monotonic()
+        _in_processes(_send_backlog, [(floor.broker.config(name, floor.passwords[name]), state)
+                                      for name, state in zip(floor.names, states, strict=True)],
+                      records)
+        queued = time.monotonic() - t
+        total = tables * records
+        before = _cpu_by_program()
+        procs = [floor.collector_process(n) for n in range(1, collectors + 1)]
+        t0 = time.monotonic()
+        try:
+            wait_for(lambda: floor.stored() >= total, 900, 0.1, "the store to hold everything")
+            wall = time.monotonic() - t0
+            cpu = {k: round(v - before.get(k, 0.0), 1) for k, v in _cpu_by_program().items()
+                   if v - before.get(k, 0.0) >= 0.1}
+        finally:
+            for proc in procs:
+                stop(proc)
+        import psycopg
+
+        with psycopg.connect(floor.database) as conn:
+            first_ts, last_ts = conn.execute(
+                "SELECT extract(epoch FROM min(pg_xact_commit_timestamp(xmin))), "
+                "extract(epoch FROM max(pg_xact_commit_timestamp(xmin))) FROM records").fetchone()
+            alarms = dict(conn.execute("SELECT kind, count(*) FROM alarms GROUP BY kind")
+                          .fetchall())
+        exact = _exact(floor.database, floor.names, states)
+        span = float(last_ts - first_ts)
+        return {"tables": tables, "records": total, "collectors": collectors,
+                "batch_size": batch_size,
+                "ledgers_made_s": round(made, 1), "sent_to_broker_s": round(queued, 1),
+                "collector_start_to_all_stored_s": round(wall, 2),
+                "records_per_s_from_start": round(total / wall),
+                "records_per_s_first_to_last_commit": round(total / span) if span else None,
+                "cpu_s_during_drain": cpu,
+                "alarms": alarms, "store_equals_ledgers": exact}
+    finally:
+        floor.close()
+
+
+def _cpu_by_program() -> dict[str, float]:
+    """CPU seconds (user and system) used so far by each program running, by name: where a
+    drain's time goes (the collectors, mosquitto, PostgreSQL's backends)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        name = text[text.index("(") + 1:text.rindex(")")]
+        if b"shoe_floor.cli" in cmdline:
+            name = "shoe-floor collect"
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _exact(database: str, names: list[str], states: list[Path]) -> bool:
+    from shoe_floor.store import Store
+
+    store = Store(database)
+    try:
+        for name, state in zip(names, states, strict=True):
+            ledger = Ledger(state)
+            try:
+                if store.records(name) != list(ledger.records()):
+                    return False
+            finally:
+                ledger.close()
+        return True
+    finally:
+        store.close()
+
+
+# ---- latency -------------------------------------------------------------------------------
+
+def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
+            batch_size: int) -> dict[str, Any]:
+    floor = Floor(work, tables + daemons, batch_size)
+    collector = floor.collector_process()
+    real: list[tuple[Path, subprocess.Popen, subprocess.Popen]] = []
+    try:
+        wait_for(lambda: "collector.connected" in (work / "collector-1.log").read_text(), 30,
+                 what="the collector to connect")
+        names, sims = floor.names[:tables], set(floor.names[tables:])
+        for i, name in enumerate(sorted(sims)):
+            where = work / "daemons" / name
+            where.mkdir(parents=True)
+            shoe, _ = start_shoe(where, "baden", seed=80 + i, extra=(
+                "--pace-range", str(pace / 2), str(pace * 1.5)))
+            daemon = start_daemon(where, "baden", http="off", extra=(
+                "--config", str(floor.daemon_toml(name)), "--table", name))
+            real.append((where, shoe, daemon))
+        began_ns = time.time_ns()
+        _in_processes(_deal, [(floor.broker.config(name, floor.passwords[name]),
+                               work / "tables" / name) for name in names], pace, seconds)
+        for _, shoe, daemon in real:
+            stop(shoe)
+            stop(daemon)
+        expected = sum(_count(work / "tables" / name) for name in names) + sum(
+            _count(where / "state") for where, _, _ in real)
+        wait_for(lambda: floor.stored() >= expected, 120, 0.2, "the store to hold everything")
+        import psycopg
+
+        with psycopg.connect(floor.database) as conn:
+            rows = conn.execute(
+                "SELECT table_id, extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1e3 "
+                "- wall_ns / 1e6 FROM records WHERE wall_ns >= %s", (began_ns,)).fetchall()
+        simulated = [float(ms) for table, ms in rows if table not in sims]
+        from_daemons = [float(ms) for table, ms in rows if table in sims]
+        return {"tables": tables, "real_daemons": daemons, "pace_s": pace, "seconds": seconds,
+                "records": len(rows), "records_per_s": round(len(rows) / seconds),
+                "simulated": _quantiles(simulated), "real_daemons_figures":
+                    _quantiles(from_daemons)}
+    finally:
+        for _, shoe, daemon in real:
+            stop(shoe)
+            stop(daemon)
+        stop(collector)
+        floor.close()
+
+
+def _count(state: Path) -> int:
+    ledger = Ledger(state)
+    try:
+        return sum(1 for _ in ledger.records())
+    finally:
+        ledger.close()
+
+
+def _deal(tables: list[tuple[FloorConfig, Path]], pace: float, seconds: float) -> None:
+    """Tables dealing at a croupier's pace: each shoe message committed as the table commits
+    it (its frame and the lines it decided, one transaction), then the link told."""
+    ledgers = [Ledger(state) for _, state in tables]
+    links = [FloorLink(config, state) for config, state in tables]
+    shoes = [table_commits("baden", 100 + i % 20) for i in range(len(tables))]
+    for link in links:
+        link.start()
+    wait_for(lambda: all(link.connected for link in links), 60, what="links to connect")
+    rng = random.Random(len(tables))
+    due = [(time.monotonic() + rng.uniform(0, pace), i, 0) for i in range(len(tables))]
+    heapq.heapify(due)
+    end = time.monotonic() + seconds
+    while due[0][0] < end:
+        when, i, n = heapq.heappop(due)
+        time.sleep(max(0.0, when - time.monotonic()))
+        ledgers[i].append_many(shoes[i][n % len(shoes[i])])
+        links[i].notify()
+        heapq.heappush(due, (when + rng.uniform(pace / 2, pace * 1.5), i, n + 1))
+    wait_for(lambda: all(link.backlog() == 0 for link in links), 120, 0.2,
+             "every link's backlog to drain")
+    for link in links:
+        link.stop()
+    for ledger in ledgers:
+        ledger.close()
+
+
+def _quantiles(ms: list[float]) -> dict[str, Any]:
+    if len(ms) < 2:
+        return {"n": len(ms)}
+    q = statistics.quantiles(ms, n=100)
+    return {"n": len(ms), "p50_ms": round(q[49], 1), "p99_ms": round(q[98], 1),
+            "max_ms": round(max(ms), 1)}
+
+
+# ---- the cost to the table -----------------------------------------------------------------
+
+def table_cost(work: Path, coups: int, gap: float, seed: int) -> dict[str, Any]:
+    floor = Floor(work, 3, 500)
+    collector = floor.collector_process()
+    proxy = Proxy(floor.broker.port)
+    figures: dict[str, Any] = {}
+    try:
+        up, cut, down = floor.names  # a login each: each run is a new ledger
+        figures["no link"] = report("no link", table_latency("baden", coups, gap, None, seed))
+        figures["link, broker up"] = report("link, broker up", table_latency(
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(up)))))
+        figures["link, broker up"]["records_at_the_floor"] = floor.stored()
+        proxy.cut()
+        figures["link, network cut"] = report("link, network cut", table_latency(
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(cut,
+                                                                                proxy.port)))))
+        floor.broker.stop()
+        figures["link, broker down"] = report("link, broker down", table_latency(
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(down)))))
+    finally:
+        proxy.close()
+        stop(collector)
+        floor.close()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("parts", nargs="*", default=["drain", "latency", "table"],
+                        choices=["drain", "latency", "table"])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--records", type=int, default=1000, help="per table, for the drain")
+    parser.add_argument("--batch-size", type=int, default=500, help="the collector's")
+    parser.add_argument("--collectors", type=int, default=1,
+                        help="collector processes sharing the drain (one group)")
+    parser.add_argument("--pace", type=float, default=2.0,
+                        help="mean seconds between a simulated table's commits")
+    parser.add_argument("--seconds", type=float, default=60.0, help="of dealing, for latency")
+    parser.add_argument("--daemons", type=int, default=3, help="real daemons, for latency")
+    parser.add_argument("--coups", type=int, default=200, help="for the table's cost")
+    parser.add_argument("--gap", type=float, default=0.02, help="for the table's cost")
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    print("machine:", machine_name(), flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    for part in args.parts:
+        work = Path(tempfile.mkdtemp(prefix=f"floor-bench-{part}-"))
+        try:
+            if part == "drain":
+                out = drain(work, args.tables, args.records, args.batch_size,
+                            args.collectors)
+            elif part == "latency":
+                out = latency(work, args.tables, args.pace, args.seconds, args.daemons,
+                              args.batch_size)
+            else:
+                out = table_cost(work, args.coups, args.gap, args.seed)
+            print(f"{part}: {json.dumps(out)}", flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
