@@ -5,13 +5,11 @@ login per table), `shoe-floor collect` into an SQLite file, and a few tables, ea
 simulated shoe dealing at a croupier's pace and the real daemon with a `[floor]` table. It
 prints each table's display URL, then every result as the floor received it (read back from
 the collector's store, not from the tables), and at the end whether the floor holds exactly
-every table's ledger. The pit's page joins here once `shoe-floor serve` exists
-(`start_pit_page`).
+every table's ledger; the pit's page (`shoe-floor serve`) shows the tables live meanwhile.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import signal
@@ -39,11 +37,8 @@ def _floor_table(broker: Broker, name: str) -> list[str]:
 
 
 def start_pit_page(config: Path, work: Path, info: TextIO) -> subprocess.Popen | None:
-    """The pit's page on the collector's store, when this checkout has `shoe-floor serve`
-    (`shoe_floor/serve.py`); its URL as it announces it in its log."""
-    if importlib.util.find_spec("shoe_floor.serve") is None:
-        print("pit page: not in this checkout yet (`shoe-floor serve`)", file=info, flush=True)
-        return None
+    """The pit's page (`shoe-floor serve`) on the collector's store; its URL as it announces
+    it in its log."""
     log = work / "pit.log"
     proc = subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "serve", "--config",
                              str(config)], cwd=ROOT, stdout=log.open("w"), stderr=subprocess.STDOUT)
@@ -107,7 +102,8 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
         config = work / "floor.toml"
         config.write_text("\n".join([*_floor_table(broker, COLLECTOR), "", "[collector]",
                                      f'database = "{database}"',
-                                     'client_id = "demo-collector"']) + "\n")
+                                     'client_id = "demo-collector"', "", "[pit]",
+                                     'http = "127.0.0.1:0"', 'client_id = "demo-pit"']) + "\n")
         tables_at: dict[str, Path] = {}
         try:
             log = work / "collector.log"
