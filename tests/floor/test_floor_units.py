@@ -16,21 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from shoe_daemon.floor.config import FloorConfig
-from shoe_daemon.floor.link import FloorLink
-from tests.display_client import get
-from tests.floor.conftest import (
+from hil.floor_servers import (
     COLLECTOR,
     CREDENTIALS,
     MOSQUITTO,
     PREFIX,
     ROOT,
-    Raw,
-    assert_exact,
     free_port,
-    kill,
     wait_for,
 )
+from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.link import FloorLink
+from tests.display_client import get
+from tests.floor.conftest import Raw, assert_exact, kill
 from tests.test_systemd_units import OK_THRESHOLD, directives, tool
 
 SYSTEMD = ROOT / "systemd"
