@@ -207,6 +207,60 @@ def test_records_edited_or_forged_on_the_wire(make_table, collector, database):
         link.stop()
 
 
+def test_a_backlog_goes_as_multi_record_messages_then_one_record_a_message(
+        make_table, collector, database):
+    """A table that comes back with a backlog sends it as JSON arrays of consecutive records
+    (each under the link's byte limit), and each record arrives exactly; once it keeps up,
+    a commit of one record is one message of one record."""
+    table = make_table("t1")
+    table.commit(1000)
+    c = collector()
+    link = FloorLink(table.config, table.state_dir, poll=0.1, batch=100, batch_bytes=16384)
+    link.start()
+    try:
+        assert_exact(database, [table], timeout=120)
+        assert c.received == 1000 and c.messages < 1000 // 10  # several records a message
+        messages = c.messages
+        for n in range(1, 4):
+            table.commit(1)
+            link.notify()
+            assert_exact(database, [table])
+            assert (c.received, c.messages) == (1000 + n, messages + n)
+        assert Store(database).alarms() == []
+        wait_for(lambda: acked_index(table.state_dir) == 1003, what="the cursor at the end")
+    finally:
+        link.stop()
+
+
+def test_a_tampered_record_inside_a_multi_record_message(make_table, collector, database):
+    """The record edited inside a batch is alarmed on its own (its JSON alone kept), is not
+    stored; the records before it are; the table's true copy then fills the chain."""
+    table = make_table("t1")
+    table.commit(5)
+    collector()
+    records = table.records()
+    fake = tampered(records[2], body={"n": 99})
+    batch = b"[" + b",".join([message(records[0]), message(records[1]), fake,
+                              message(records[3]), message(records[4])]) + b"]"
+    forger = Raw(table.config)
+    try:
+        assert forger.publish(topic(PREFIX, "t1", RECORDS), batch) == 0
+        store = Store(database)
+        alarms = wait_for(lambda: store.alarms(), what="the edited record's alarm")
+        assert [(a["kind"], a["idx"]) for a in alarms] == [(EDITED, 3)]
+        assert alarms[0]["payload"] == fake.decode()
+        assert [r.idx for r in store.records("t1")] == [1, 2]
+    finally:
+        forger.close()
+    link = FloorLink(table.config, table.state_dir, poll=0.1)
+    link.start()
+    try:
+        store = assert_exact(database, [table])
+        assert {a["kind"] for a in store.alarms()} <= {EDITED, GAP}
+    finally:
+        link.stop()
+
+
 def test_a_table_cannot_write_another_tables_topics(make_table, collector, database):
     t1, t2 = make_table("t1"), make_table("t2")
     collector()
