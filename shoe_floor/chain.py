@@ -69,17 +69,9 @@ class Advance:
         return self.tip.idx + 1 if self.waiting or self.stuck else None
 
 
-def parse(payload: bytes) -> Record | str:
-    """The record a one-record message carries, or why it is not one."""
-    try:
-        return _record(json.loads(payload))
-    except ValueError as e:
-        return f"not a ledger record: {e!r}"
-
-
 def parse_message(payload: bytes) -> list[Record | str]:
     """Each record a message carries, or why it is not one: one record is a JSON object,
-    several consecutive ones a JSON array of them (shoe_daemon.floor.outbox.payload)."""
+    several consecutive ones a JSON array of them (shoe_daemon.floor.outbox.pack)."""
     try:
         d: Any = json.loads(payload)
     except ValueError as e:

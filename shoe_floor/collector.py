@@ -1,7 +1,7 @@
 """The collector: every table's records from the broker, checked link by link, into the
 store, a batch per transaction, each MQTT message acknowledged only once its batch is
 committed. A message carries one record or, when its table had a backlog, several
-consecutive ones (shoe_daemon.floor.outbox.payload); a batch counts records, and a message
+consecutive ones (shoe_daemon.floor.outbox.pack); a batch counts records, and a message
 is always whole in one batch, so its acknowledgement follows the commit of all its records.
 
 Nothing is lost when the collector dies at any instant: a message not yet acknowledged is

@@ -135,8 +135,8 @@ def test_an_edited_record_fails_its_own_hash():
     edited = Record(1, 1, 1, "boot", "frame", {"n": 2}, record.prev, record.hash, "mac")
     assert chain.self_check(record) is None
     assert "edited" in (chain.self_check(edited) or "")
-    assert isinstance(chain.parse(b'{"idx": 1}'), str)
-    assert isinstance(chain.parse(b'[]'), str)
+    assert isinstance(chain.parse_message(b'{"idx": 1}')[0], str)
+    assert isinstance(chain.parse_message(b'[]')[0], str)
 
 
 def test_a_backlog_packs_consecutive_records_in_one_message_under_its_byte_limit():
