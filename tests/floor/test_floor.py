@@ -117,7 +117,7 @@ def test_the_link_killed_between_commit_and_publish(make_table, collector, datab
     table = make_table("t1")
     collector()
     toml = floor_toml(table, tmp_path / "t1.toml")
-    proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml))
+    proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml), "1")
     try:
         table.commit(10)
         assert_exact(database, [table])
@@ -127,7 +127,7 @@ def test_the_link_killed_between_commit_and_publish(make_table, collector, datab
         killed_at = acked_index(table.state_dir)
         table.commit(7)  # committed, never published by the dead link
         assert killed_at < 3010  # killed with part of the backlog unacknowledged
-        proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml))
+        proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml), "1")
         store = assert_exact(database, [table], timeout=120)
         wait_for(lambda: acked_index(table.state_dir) == 3017, what="the cursor at the end")
         assert store.alarms() == []
@@ -139,7 +139,8 @@ def test_the_collector_killed_mid_batch(make_table, collector_toml, database, br
     table = make_table("t1")
     toml = collector_toml("collector-1", batch_size=100)
     proc = spawn("-m", "shoe_floor.cli", "collect", "--config", str(toml))
-    link = FloorLink(table.config, table.state_dir, poll=0.1, window=500)
+    # One record a message: the drain lasts long enough to kill the collector inside it.
+    link = FloorLink(table.config, table.state_dir, poll=0.1, window=500, batch=1)
     link.start()
     try:
         table.commit(5)
