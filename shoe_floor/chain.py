@@ -69,10 +69,20 @@ class Advance:
         return self.tip.idx + 1 if self.waiting or self.stuck else None
 
 
-def parse(payload: bytes) -> Record | str:
-    """The record a message carries, or why it is not one."""
+def parse_message(payload: bytes) -> list[Record | str]:
+    """Each record a message carries, or why it is not one: one record is a JSON object,
+    several consecutive ones a JSON array of them (shoe_daemon.floor.outbox.pack)."""
     try:
         d: Any = json.loads(payload)
+    except ValueError as e:
+        return [f"not a ledger record: {e!r}"]
+    if isinstance(d, list) and d:
+        return [_record(item) for item in d]
+    return [_record(d)]
+
+
+def _record(d: Any) -> Record | str:
+    try:
         record = Record(d["idx"], d["wall_ns"], d["mono_ns"], d["boot"], d["kind"], d["body"],
                         d["prev"], d["hash"], d["mac"])
     except (ValueError, KeyError, TypeError) as e:

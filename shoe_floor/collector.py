@@ -1,6 +1,8 @@
 """The collector: every table's records from the broker, checked link by link, into the
 store, a batch per transaction, each MQTT message acknowledged only once its batch is
-committed.
+committed. A message carries one record or, when its table had a backlog, several
+consecutive ones (shoe_daemon.floor.outbox.pack); a batch counts records, and a message
+is always whole in one batch, so its acknowledgement follows the commit of all its records.
 
 Nothing is lost when the collector dies at any instant: a message not yet acknowledged is
 delivered again by the broker (this collector's persistent session, or another member of
@@ -47,7 +49,8 @@ class Collector:
         self.log = structlog.get_logger("shoe_floor").bind(collector=config.client_id)
         self.store: Store | None = Store(config.database)
         self.gaps: dict[str, Gap] = {}
-        self.received = 0  # messages taken from the broker by this process
+        self.received = 0  # records taken from the broker by this process
+        self.messages = 0  # the MQTT messages that carried them
         self.stored = 0  # records verified and stored by this process
         self._inbox: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
         self._stopping = threading.Event()
@@ -120,11 +123,11 @@ class Collector:
             except Exception as e:  # the store is down: nothing acknowledged, try again
                 self.log.error("collector.store_failed", error=repr(e), held=len(batch))
                 self._drop_store()
-                for msg in batch:
+                for msg, _ in batch:
                     self._inbox.put(msg)
                 self._stopping.wait(1.0)
                 continue
-            for msg in batch:
+            for msg, _ in batch:
                 if msg.qos > 0:
                     self.client.ack(msg.mid, msg.qos)
             try:
@@ -133,35 +136,49 @@ class Collector:
                 self.log.error("collector.resend_failed", error=repr(e))
                 self._drop_store()
 
-    def _take(self) -> list[mqtt.MQTTMessage]:
+    def _take(self) -> list[tuple[mqtt.MQTTMessage, list[Record | str]]]:
+        """Whole messages, each with the records it carries, up to `batch_size` records."""
         try:
-            batch = [self._inbox.get(timeout=0.2)]
+            batch = [self._parsed(self._inbox.get(timeout=0.2))]
         except queue.Empty:
             return []
+        count = max(1, len(batch[0][1]))
         deadline = time.monotonic() + self.config.batch_wait
-        while len(batch) < self.config.batch_size:
+        while count < self.config.batch_size:
             left = deadline - time.monotonic()
             try:
-                batch.append(self._inbox.get(timeout=left) if left > 0
-                             else self._inbox.get_nowait())
+                batch.append(self._parsed(self._inbox.get(timeout=left) if left > 0
+                                          else self._inbox.get_nowait()))
             except queue.Empty:
                 break
+            count += max(1, len(batch[-1][1]))
         return batch
 
-    def _write(self, batch: list[mqtt.MQTTMessage]) -> None:
+    @staticmethod
+    def _parsed(msg: mqtt.MQTTMessage) -> tuple[mqtt.MQTTMessage, list[Record | str]]:
+        if msg.topic.rsplit("/", 1)[-1] != topics.RECORDS:
+            return msg, []
+        return msg, chain.parse_message(msg.payload)
+
+    def _write(self, batch: list[tuple[mqtt.MQTTMessage, list[Record | str]]]) -> None:
         """One transaction; the tables it touches are locked in name order, so collectors
         sharing a PostgreSQL database never wait on each other in a circle."""
         now = time.time_ns()
-        self.received += len(batch)
-        records: dict[str, list[tuple[Record, bytes]]] = defaultdict(list)
+        # Each record with the text an alarm keeps: the message itself when it carries one
+        # record, else (None) the record's own JSON, so the alarm names that record alone.
+        records: dict[str, list[tuple[Record | str, bytes | None]]] = defaultdict(list)
         latest: dict[tuple[str, str], bytes] = {}  # (table, state|online): the last word
-        for msg in batch:
+        for msg, parsed in batch:
             table = topics.table_of(self.prefix, msg.topic)
             leaf = msg.topic.rsplit("/", 1)[-1]
             if table is None:
                 continue
             if leaf == topics.RECORDS:
-                records[table].append((chain.parse(msg.payload), bytes(msg.payload)))
+                self.received += len(parsed)
+                self.messages += 1
+                whole = bytes(msg.payload)
+                records[table] += [(r, whole if len(parsed) == 1 or isinstance(r, str) else None)
+                                   for r in parsed]
             elif leaf in (topics.STATE, topics.ONLINE):
                 latest[table, leaf] = bytes(msg.payload)
         store = self._open_store()
@@ -175,9 +192,10 @@ class Collector:
                     store.set_online(table, payload.decode(errors="replace"), now)
             fresh: dict[str, list[Record]] = {}
             for table in names:
-                good: list[tuple[Record, bytes]] = []
+                good: list[tuple[Record, bytes | None]] = []
                 for parsed, payload in records.get(table, []):
                     if isinstance(parsed, str):
+                        assert payload is not None
                         self._alarm(store, table, None, chain.MALFORMED, parsed, payload, now)
                     else:
                         good.append((parsed, payload))
@@ -194,23 +212,24 @@ class Collector:
         return self.store
 
     def _sort_out(self, store: Store, table: str, tip: chain.Tip | None,
-                  arrived: list[tuple[Record, bytes]], now: int) -> list[Record]:
+                  arrived: list[tuple[Record, bytes | None]], now: int) -> list[Record]:
         """The arrived records beyond the table's tip that are what they say they are; an
         edited one, or a different copy of a stored one, is an alarm; a duplicate is dropped."""
         top = tip.idx if tip else 0
         low = min((r.idx for r, _ in arrived), default=top + 1)
         stored = store.hashes(table, low, top) if low <= top else {}
         fresh: list[Record] = []
-        for record, payload in arrived:
+        for record, whole in arrived:
             why = chain.self_check(record)
             if why:
-                self._alarm(store, table, record.idx, chain.EDITED, why, payload, now)
+                self._alarm(store, table, record.idx, chain.EDITED, why,
+                            whole or message(record), now)
             elif record.idx <= top:
                 if stored.get(record.idx, record.hash) != record.hash:
                     self._alarm(store, table, record.idx, chain.CONFLICT, (
                         f"record {record.idx}: {record.hash[:16]} differs from the verified "
                         f"record {stored[record.idx][:16]} (edited or forged copy)"),
-                        payload, now)
+                        whole or message(record), now)
             else:
                 fresh.append(record)
         return fresh

@@ -21,7 +21,7 @@ class CollectorConfig:
     database: str           # postgresql://... or the path of an SQLite file
     client_id: str          # stable: the broker keeps this collector's session under it
     group: str = "shoe-floor"  # the shared subscription's group: collectors that share
-    batch_size: int = 500   # messages per transaction at most
+    batch_size: int = 500   # records per transaction at most (whole messages: a few more)
     batch_wait: float = 0.05  # s to wait for a batch to fill once a message is in
     gap_grace: float = 1.0  # s a gap may last (records still on their way) before resend
     resend_every: float = 5.0  # s between two resend requests for the same gap

@@ -7,6 +7,11 @@ there with QoS 1, advances the cursor only over a contiguous acknowledged prefix
 any outage (broker down, network cut, the daemon killed, power lost) starts again from the
 cursor: a record may go twice, never zero times. The collector drops duplicates.
 
+A message carries every committed record not yet sent, up to `batch` records and
+`batch_bytes` bytes (outbox.pack): one record when the table is keeping up, as many as fit
+from a backlog, so a drain costs the pit one MQTT message per `batch` records. The cursor
+moves to a message's last record once the broker acknowledges it.
+
 It runs in its own thread beside paho's network thread. The table only calls `notify()`
 (a commit happened) and `publish_state()`; both return at once, whatever the broker does.
 """
@@ -27,18 +32,21 @@ from shoe_daemon.floor import topics
 from shoe_daemon.floor.config import FloorConfig
 from shoe_daemon.floor.cursor import Cursor, belongs, read_cursor, write_cursor
 from shoe_daemon.floor.mqtt import connect, delivered, make_client
-from shoe_daemon.floor.outbox import Outbox, message
+from shoe_daemon.floor.outbox import Outbox, pack
 
 ONLINE, OFFLINE = b"online", b"offline"
 
 
 class FloorLink:
     def __init__(self, config: FloorConfig, state_dir: Path, *, poll: float = 1.0,
-                 window: int = 200, retry: float = 2.0):
+                 window: int = 200, retry: float = 2.0, batch: int = 200,
+                 batch_bytes: int = 64 * 1024):
         self.config = config
         self.state_dir = state_dir
         self.poll = poll        # s between looks at the ledger when no commit is notified
-        self.window = window    # records published and not yet acknowledged, at most
+        self.window = window    # messages published and not yet acknowledged, at most
+        self.batch = batch      # records in one message, at most
+        self.batch_bytes = batch_bytes  # a message's payload, at most (but one record)
         self.retry = retry      # s before publishing again after the broker refused one
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table, part="floor")
         self._outbox = Outbox(state_dir)
@@ -46,7 +54,7 @@ class FloorLink:
         self._cursor = Cursor()
         self._next = 1
         self._tail = 0
-        self._inflight: dict[int, tuple[int, str]] = {}  # mid -> (idx, hash)
+        self._inflight: dict[int, list[tuple[int, str]]] = {}  # mid -> its (idx, hash)
         self._done: dict[int, str] = {}  # acknowledged beyond the cursor: idx -> hash
         self._retry_at = 0.0
         self._acks: collections.deque[tuple[int, int]] = collections.deque()
@@ -221,10 +229,14 @@ class FloorLink:
         room = self.window - len(self._inflight)
         if room <= 0 or self._next > self._tail:
             return
-        for record in self._outbox.after(self._next, room):
-            info = self._client.publish(self._topic, message(record), qos=1)
-            self._inflight[info.mid] = (record.idx, record.hash)
-            self._next = record.idx + 1
+        for _ in range(room):
+            waiting = self._outbox.after(self._next, self.batch)
+            if not waiting:
+                break
+            sent, body = pack(waiting, self.batch_bytes)
+            info = self._client.publish(self._topic, body, qos=1)
+            self._inflight[info.mid] = [(r.idx, r.hash) for r in sent]
+            self._next = sent[-1].idx + 1
         self._wake.set()  # look again at once: more may be waiting, or room left
 
     def _send_state(self) -> None:
@@ -243,9 +255,9 @@ class FloorLink:
             if sent is None:
                 continue
             if delivered(reason):
-                self._done[sent[0]] = sent[1]
+                self._done.update(sent)
             else:
-                refused[sent[0]] = reason
+                refused[sent[0][0]] = reason
         if refused:  # one log record for the lot: a window's worth may come back at once
             self.log.warning("floor.not_delivered", first=min(refused), count=len(refused),
                              reasons=sorted({hex(r) for r in refused.values()}),

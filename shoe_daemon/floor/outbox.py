@@ -63,3 +63,21 @@ class Outbox:
 def message(record: Record) -> bytes:
     """A record on the wire: every field, so the collector can check the chain link."""
     return canonical(record.as_dict()).encode()
+
+
+def pack(records: list[Record], limit: int) -> tuple[list[Record], bytes]:
+    """One MQTT message: the longest prefix of `records` (one at least) whose payload fits
+    `limit` bytes, and that payload. One record goes as its JSON object, as a table without
+    a backlog always sends; several consecutive ones (a backlog) as a JSON array of them in
+    index order, so the pit pays one message's receive cost for all of them."""
+    parts = [message(records[0])]
+    size = len(parts[0]) + 2
+    for record in records[1:]:
+        text = message(record)
+        if size + len(text) + 1 > limit:
+            break
+        parts.append(text)
+        size += len(text) + 1
+    if len(parts) == 1:
+        return records[:1], parts[0]
+    return records[:len(parts)], b"[" + b",".join(parts) + b"]"

@@ -117,7 +117,7 @@ def test_the_link_killed_between_commit_and_publish(make_table, collector, datab
     table = make_table("t1")
     collector()
     toml = floor_toml(table, tmp_path / "t1.toml")
-    proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml))
+    proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml), "1")
     try:
         table.commit(10)
         assert_exact(database, [table])
@@ -127,7 +127,7 @@ def test_the_link_killed_between_commit_and_publish(make_table, collector, datab
         killed_at = acked_index(table.state_dir)
         table.commit(7)  # committed, never published by the dead link
         assert killed_at < 3010  # killed with part of the backlog unacknowledged
-        proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml))
+        proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml), "1")
         store = assert_exact(database, [table], timeout=120)
         wait_for(lambda: acked_index(table.state_dir) == 3017, what="the cursor at the end")
         assert store.alarms() == []
@@ -139,7 +139,8 @@ def test_the_collector_killed_mid_batch(make_table, collector_toml, database, br
     table = make_table("t1")
     toml = collector_toml("collector-1", batch_size=100)
     proc = spawn("-m", "shoe_floor.cli", "collect", "--config", str(toml))
-    link = FloorLink(table.config, table.state_dir, poll=0.1, window=500)
+    # One record a message: the drain lasts long enough to kill the collector inside it.
+    link = FloorLink(table.config, table.state_dir, poll=0.1, window=500, batch=1)
     link.start()
     try:
         table.commit(5)
@@ -204,6 +205,60 @@ def test_records_edited_or_forged_on_the_wire(make_table, collector, database):
         assert_exact(database, [table])
     finally:
         forger.close()
+        link.stop()
+
+
+def test_a_backlog_goes_as_multi_record_messages_then_one_record_a_message(
+        make_table, collector, database):
+    """A table that comes back with a backlog sends it as JSON arrays of consecutive records
+    (each under the link's byte limit), and each record arrives exactly; once it keeps up,
+    a commit of one record is one message of one record."""
+    table = make_table("t1")
+    table.commit(1000)
+    c = collector()
+    link = FloorLink(table.config, table.state_dir, poll=0.1, batch=100, batch_bytes=16384)
+    link.start()
+    try:
+        assert_exact(database, [table], timeout=120)
+        assert c.received == 1000 and c.messages < 1000 // 10  # several records a message
+        messages = c.messages
+        for n in range(1, 4):
+            table.commit(1)
+            link.notify()
+            assert_exact(database, [table])
+            assert (c.received, c.messages) == (1000 + n, messages + n)
+        assert Store(database).alarms() == []
+        wait_for(lambda: acked_index(table.state_dir) == 1003, what="the cursor at the end")
+    finally:
+        link.stop()
+
+
+def test_a_tampered_record_inside_a_multi_record_message(make_table, collector, database):
+    """The record edited inside a batch is alarmed on its own (its JSON alone kept), is not
+    stored; the records before it are; the table's true copy then fills the chain."""
+    table = make_table("t1")
+    table.commit(5)
+    collector()
+    records = table.records()
+    fake = tampered(records[2], body={"n": 99})
+    batch = b"[" + b",".join([message(records[0]), message(records[1]), fake,
+                              message(records[3]), message(records[4])]) + b"]"
+    forger = Raw(table.config)
+    try:
+        assert forger.publish(topic(PREFIX, "t1", RECORDS), batch) == 0
+        store = Store(database)
+        alarms = wait_for(lambda: store.alarms(), what="the edited record's alarm")
+        assert [(a["kind"], a["idx"]) for a in alarms] == [(EDITED, 3)]
+        assert alarms[0]["payload"] == fake.decode()
+        assert [r.idx for r in store.records("t1")] == [1, 2]
+    finally:
+        forger.close()
+    link = FloorLink(table.config, table.state_dir, poll=0.1)
+    link.start()
+    try:
+        store = assert_exact(database, [table])
+        assert {a["kind"] for a in store.alarms()} <= {EDITED, GAP}
+    finally:
         link.stop()
 
 

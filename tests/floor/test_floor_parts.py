@@ -22,6 +22,7 @@ from shoe_daemon.floor import (
     parse_floor,
 )
 from shoe_daemon.floor.cursor import Cursor, write_cursor
+from shoe_daemon.floor.outbox import message, pack
 from shoe_daemon.floor.topics import table_of
 from shoe_floor import chain
 from shoe_floor.broker import acl_text, broker_conf
@@ -134,8 +135,24 @@ def test_an_edited_record_fails_its_own_hash():
     edited = Record(1, 1, 1, "boot", "frame", {"n": 2}, record.prev, record.hash, "mac")
     assert chain.self_check(record) is None
     assert "edited" in (chain.self_check(edited) or "")
-    assert isinstance(chain.parse(b'{"idx": 1}'), str)
-    assert isinstance(chain.parse(b'[]'), str)
+    assert isinstance(chain.parse_message(b'{"idx": 1}')[0], str)
+    assert isinstance(chain.parse_message(b'[]')[0], str)
+
+
+def test_a_backlog_packs_consecutive_records_in_one_message_under_its_byte_limit():
+    records = chained(30)
+    one, body = pack(records[:1], 10)
+    assert one == records[:1] and body == message(records[0])  # one record: its object
+    assert chain.parse_message(body) == records[:1]
+    limit = 5 * len(message(records[0]))
+    sent, body = pack(records, limit)
+    assert 1 < len(sent) < 30 and sent == records[:len(sent)] and len(body) <= limit
+    assert chain.parse_message(body) == sent
+    assert len(pack(records, 10**6)[0]) == 30
+    assert len(pack(records, 10)[0]) == 1  # a record larger than the limit still goes
+    assert [isinstance(r, str) for r in chain.parse_message(b'[' + message(records[0])
+                                                            + b', {"idx": 2}]')] == [False, True]
+    assert all(isinstance(chain.parse_message(p)[0], str) for p in (b"[]", b"{", b"[1]"))
 
 
 def test_a_chain_starts_at_one_or_where_a_pruned_record_says():
