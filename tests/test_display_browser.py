@@ -219,8 +219,8 @@ def test_the_page_follows_a_live_shoe_and_nothing_face_down_leaks(tmp_path, brow
 
     # Coup by coup: every result on the stream with its cards, and on the page in words.
     for r in truth_lines:
-        decided = [e["coup"] for e in events
-                   if e["coup"] and e["coup"]["number"] == r["coup"] and e["coup"]["outcome"]]
+        decided = [e["coup"] for e in events if e
+                   and e["coup"] and e["coup"]["number"] == r["coup"] and e["coup"]["outcome"]]
         assert decided and decided[0]["outcome"] == r["outcome"]
         if r["outcome"] in SHOWDOWN:
             assert decided[0]["punter"]["cards"] == r["punter"]["cards"]

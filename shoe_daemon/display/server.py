@@ -1,193 +1,46 @@
-"""The display's HTTP server: aiohttp on its own asyncio loop, in its own thread.
+"""The display's HTTP server: one table's public view, on the shared SSE server (`sse`).
 
-The table's loop is synchronous and must never wait for a screen, so it only hands over an
-immutable snapshot (`publish(bytes)`, a `call_soon_threadsafe`) and goes on. Here each
-client has a bounded queue; a client that lets it fill (a stuck tab, a dead network) is
-dropped, and its EventSource reconnects and starts again with the full state.
-
-Read-only: every route is GET (and HEAD); anything else is 405.
+The table's loop only hands over an immutable snapshot (`publish(bytes)`) and goes on; each
+display gets the full state first, then every change, each whole, as an `event: state`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
+from shoe_daemon.display.sse import SseServer
 
 QUEUE_SIZE = 32  # snapshots a client may lag behind before it is dropped
-KEEPALIVE = 15.0  # s between SSE comments: finds dead connections, keeps proxies open
-RETRY_MS = 1000  # EventSource's wait before reconnecting
 STATIC = Path(str(resources.files("shoe_daemon.display") / "static"))
-_HEADERS = {
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:",
-}
 
 
-@dataclass(eq=False)
-class _Client:
-    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(QUEUE_SIZE))
-    task: asyncio.Task[Any] | None = None
-    dropped: bool = False
+def _event(state: bytes) -> bytes:
+    return b"event: state\ndata: " + state + b"\n\n"
 
 
-class DisplayServer:
+class DisplayServer(SseServer):
     """Serves the page, the snapshot and the stream of one table's public view."""
+
+    STATIC = STATIC
+    NAME = "display"
 
     def __init__(self, host: str, port: int, initial: bytes, queue_size: int = QUEUE_SIZE,
                  log: Any = None) -> None:
-        self.host, self.port = host, port
-        self.queue_size = queue_size
-        self.log = log
-        self.url = ""
-        self.dropped = 0  # clients dropped for lagging, since start
+        super().__init__(host, port, queue_size, log)
         self._state = initial
-        self._clients: set[_Client] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._stopped: asyncio.Event | None = None
-
-    @property
-    def clients(self) -> int:
-        """Displays connected to the stream now."""
-        return len(self._clients)
-
-    # ---- the table's side (any thread) -------------------------------------------------------
-
-    def start(self) -> str:
-        """Bind and serve in a new thread; the bound URL, or OSError if the address is taken."""
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                loop.run_until_complete(self._bind())
-            except BaseException as e:  # handed to the starting thread
-                failure.append(e)
-                ready.set()
-                loop.close()
-                return
-            ready.set()
-            try:
-                loop.run_until_complete(self._serve())
-            finally:
-                loop.close()
-
-        self._thread = threading.Thread(target=serve, name="display", daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            raise failure[0]
-        return self.url
 
     def publish(self, state: bytes) -> None:
         """A new committed snapshot for every display; never blocks the caller."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(self._fan_out, state)
+        self.call_soon(self._fan_out_state, state)
 
-    def stop(self) -> None:
-        loop, stopped = self._loop, self._stopped
-        if loop is not None and stopped is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stopped.set)
-        if self._thread is not None:
-            self._thread.join(5)
+    def snapshot(self) -> bytes:
+        return self._state
 
-    # ---- the server's loop ----------------------------------------------------------------------
+    def first_event(self) -> bytes:
+        return _event(self._state)
 
-    async def _bind(self) -> None:
-        app = web.Application()
-        app.router.add_get("/", self._page)
-        app.router.add_get("/api/state", self._snapshot)
-        app.router.add_get("/api/events", self._events, allow_head=False)
-        app.router.add_static("/static/", STATIC)
-        app.on_response_prepare.append(self._secure)
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
-                                     shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        try:
-            await site.start()
-        except BaseException:
-            await self._runner.cleanup()
-            raise
-        host, port = self._runner.addresses[0][:2]
-        self.port = port
-        self.url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
-        self._stopped = asyncio.Event()
-
-    async def _serve(self) -> None:
-        assert self._stopped is not None and self._runner is not None
-        await self._stopped.wait()
-        for client in list(self._clients):
-            if client.task is not None:
-                client.task.cancel()
-        await self._runner.cleanup()
-
-    def _fan_out(self, state: bytes) -> None:
+    def _fan_out_state(self, state: bytes) -> None:
         self._state = state
-        for client in list(self._clients):
-            try:
-                client.queue.put_nowait(state)
-            except asyncio.QueueFull:
-                self._drop(client)
-
-    def _drop(self, client: _Client) -> None:
-        """A lagging client goes; it reconnects and starts again from the full state."""
-        self._clients.discard(client)
-        client.dropped = True
-        self.dropped += 1
-        if client.task is not None:
-            client.task.cancel()
-        if self.log is not None:
-            self.log.warning("display.client_dropped", clients=len(self._clients),
-                             dropped=self.dropped)
-
-    @staticmethod
-    async def _secure(_: web.Request, response: web.StreamResponse) -> None:
-        for name, value in _HEADERS.items():
-            response.headers.setdefault(name, value)
-
-    async def _page(self, _: web.Request) -> web.FileResponse:
-        return web.FileResponse(STATIC / "index.html")
-
-    async def _snapshot(self, _: web.Request) -> web.Response:
-        return web.Response(body=self._state, content_type="application/json")
-
-    async def _events(self, request: web.Request) -> web.StreamResponse:
-        """Server-Sent Events: the full state first, then every change, each whole."""
-        client = _Client(queue=asyncio.Queue(self.queue_size), task=asyncio.current_task())
-        response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
-        await response.prepare(request)
-        client.queue.put_nowait(self._state)
-        self._clients.add(client)
-        try:
-            await response.write(f"retry: {RETRY_MS}\n\n".encode())
-            while True:
-                try:
-                    state = await asyncio.wait_for(client.queue.get(), KEEPALIVE)
-                except TimeoutError:
-                    await response.write(b": keep-alive\n\n")
-                    continue
-                await response.write(b"event: state\ndata: " + state + b"\n\n")
-        except (ConnectionResetError, asyncio.CancelledError):
-            pass
-        finally:
-            self._clients.discard(client)
-        if request.transport is not None:
-            # A dropped client's unsent bytes are thrown away, not flushed to a stuck peer.
-            (request.transport.abort if client.dropped else request.transport.close)()
-        return response
+        self.fan_out(_event(state))
