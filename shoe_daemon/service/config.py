@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.transport import names as transport_names
+from shoe_daemon.display.words import LANGUAGES, TERMS
 from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.game.houses import PROFILES
 
@@ -67,6 +68,9 @@ SETTINGS: tuple[Setting, ...] = (
         "auto", "json", "console", "journal")),
     Setting("http", str, "127.0.0.1:8080", "HOST:PORT the table display is served on "
             "(port 0: any free port; off: no display)"),
+    Setting("display_language", str, "en", "the table display's language", LANGUAGES),
+    Setting("display_terms", str, "french", "the game's terms on the display (Banco, Punto, "
+            "Égalité, Carte, Reste): french in every language, or the language's own", TERMS),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -92,6 +96,8 @@ class Config:
     retention_days: int
     log_format: str
     http: str
+    display_language: str = "en"
+    display_terms: str = "french"
     floor: FloorConfig | None = None  # the file's [floor] table; None: no link
 
     def as_dict(self) -> dict[str, Any]:

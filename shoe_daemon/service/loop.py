@@ -78,7 +78,8 @@ class ServiceLoop:
         # after its batch's commit, or after a rebuild from the ledger. The floor gets the
         # same public view, whether or not the HTTP display is on.
         sinks = [sink for sink in (display, self.floor and self.floor.publish_state) if sink]
-        screen = TableDisplay(config.table, _fan_out(sinks)) if sinks else None
+        screen = TableDisplay(config.table, _fan_out(sinks), config.display_language,
+                              config.display_terms) if sinks else None
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

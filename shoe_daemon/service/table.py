@@ -87,6 +87,7 @@ class Table:
         self._records: list[Record] = []  # frames played and what they decided, not committed
         self._lines: list[dict[str, Any]] = []  # what to publish once committed
         self._hold: HoldInForce | None = None
+        self._shown = True  # the display shows every committed frame (False: a batch waits)
         self._clock_offset = time.time_ns() - time.monotonic_ns()
 
     # ---- status ----------------------------------------------------------------------------
@@ -127,8 +128,7 @@ class Table:
         if lines:
             self._lines += lines
             self._track_hold(lines)
-        if self.display is not None:
-            self._stage(lines)
+        self._shown = False
 
     def commit(self) -> bool:
         """The frames played (any backlog first) into the ledger, then their lines published;
@@ -140,8 +140,6 @@ class Table:
             if not self._append(self._records):
                 self._records.clear()
                 self._lines.clear()
-                if self.display is not None:
-                    self.display.discard()  # the history goes back with the game's rewind
                 return False
             self._records.clear()
         for line in self._lines:
@@ -150,14 +148,11 @@ class Table:
         return True
 
     def acknowledged(self) -> None:
-        """The committed batch's views to the display, one per change, after the ACK: the
-        shoe never waits for the screen."""
-        if self.display is None:
-            return
-        try:
-            self.display.flush()
-        except Exception:
-            self.log.exception("display.failed", **self.where())
+        """The committed batch to the display, one view for the whole batch, after the ACK:
+        the shoe never waits for the screen, and a burst of frames costs one view."""
+        if self.display is not None and not self._shown:
+            self._shown = True
+            self._show()
 
     def idle(self) -> None:
         if self._backlog and self.ledger is not None:
@@ -306,7 +301,13 @@ class Table:
     # ---- publishing -----------------------------------------------------------------------------
 
     def _publish(self, line: dict[str, Any]) -> None:
-        """A committed result or irregularity: to the results file, then the log."""
+        """A committed result or irregularity: to the results file, the log, the display's
+        history (shown once the batch is acknowledged)."""
+        if self.display is not None:
+            try:
+                self.display.record(line)
+            except Exception:
+                self.log.exception("display.failed", **self.where())
         if self.results is None:
             self.published.append(line)
         else:
@@ -321,16 +322,6 @@ class Table:
                              detail=line["detail"], **where)
         else:
             self.log.info(event, code=line["code"], how=line["how"], by=line["by"], **where)
-
-    def _stage(self, lines: list[dict[str, Any]]) -> None:
-        """The view after one frame, shown only once its batch is acknowledged."""
-        assert self.display is not None
-        try:
-            for line in lines:
-                self.display.record(line)
-            self.display.stage(self.machine)
-        except Exception:
-            self.log.exception("display.failed", **self.where())
 
     def _show(self) -> None:
         """The committed state to the display (a snapshot handed over, never awaited).
