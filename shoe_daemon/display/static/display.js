@@ -117,7 +117,11 @@ function renderRoad(node, cells, draw) {
     for (let row = 0; row < ROWS; row++) {
       const cell = el("div", "cell");
       const c = grid.get(col * ROWS + row);
-      if (c) draw(cell, c);
+      if (c) {
+        draw(cell, c);
+        cell.dataset.col = String(col);
+        cell.dataset.row = String(row);
+      }
       nodes.push(cell);
     }
   }
