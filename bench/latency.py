@@ -9,7 +9,12 @@ the moment that log line arrives, so the ledger's commit is inside the figure. T
 paces: a croupier's (frames well apart, so each is handled alone) and line rate (frames as
 fast as the baud rate carries them: any backlog would show as latency growing along the run).
 
+With `--sse-clients N` (50 by default) the table display has N screens watching it
+(Server-Sent Events clients in a process of their own, `bench/sse_swarm.py`), as issue 13
+asks: the results line must not wait for the screens.
+
     .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
+            [--sse-clients 50]
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.sse_swarm import Swarm  # noqa: E402
 from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
 from drivers.records import next_seq  # noqa: E402
@@ -62,6 +68,14 @@ def machine_name() -> str:
     return f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
+def load() -> str:
+    """The load averages now: the machine is shared, so every figure says what else ran."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 def dealt(profile: str, coups: int, seed: int) -> tuple[list[Message], list[int]]:
     """Dealt shoes cut after the `coups`-th deciding frame, and the deciding frames' indexes."""
     session = deal_shoes(profile, shoes=max(1, coups // 60 + 1), seed=seed)
@@ -88,7 +102,7 @@ def start_table(work: Path, profile: str, stderr: Any,
 
 
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
-        extra: tuple[str, ...] = ()) -> list[float]:
+        extra: tuple[str, ...] = (), sse_clients: int = 0) -> list[float]:
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
@@ -98,6 +112,8 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         os.set_blocking(log_fd, False)
         buf = b""
         arrivals: list[float] = []
+        url: list[str] = []
+        swarm: Swarm | None = None
 
         def drain(wait: float) -> None:
             nonlocal buf
@@ -109,9 +125,18 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 buf += os.read(log_fd, 65536)
                 *lines, buf = buf.split(b"\n")
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
+                url.extend(json.loads(line)["url"] for line in lines
+                           if b'"display.listening"' in line)
 
         try:
-            time.sleep(1.0)  # the daemon opens the port
+            start = time.perf_counter()
+            while time.perf_counter() < start + 1.0 or (sse_clients and not url):
+                drain(0.05)  # the daemon opens the port and binds its display
+                if time.perf_counter() > start + 15:
+                    raise SystemExit("the daemon did not announce its display")
+            if sse_clients:
+                swarm = Swarm(url[0], sse_clients)
+                swarm.start()
             written: list[float] = []
             seconds_per_byte = 10.0 / baud if baud else 0.0
             seq = 0
@@ -138,6 +163,11 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
             while len(arrivals) < len(written) and time.perf_counter() < deadline:
                 drain(0.1)
         finally:
+            if swarm is not None:
+                events = swarm.events.value
+                swarm.stop()
+                print(f"  {sse_clients} SSE clients got {events} state events "
+                      f"({events / sse_clients:.0f} each)")
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(10)
             os.close(master)
@@ -166,11 +196,17 @@ def main() -> None:
                         help="seconds between frames at a croupier's pace")
     parser.add_argument("--baud", type=int, default=115200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--sse-clients", type=int, default=50,
+                        help="screens watching the display (0: none)")
     args = parser.parse_args()
-    print("machine:", machine_name())
-    report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed))
-    report(f"line rate {args.baud} baud", run(args.profile, args.coups, 0, args.baud, args.seed))
-    report("line rate 921600 baud", run(args.profile, args.coups, 0, 921600, args.seed))
+    print("machine:", machine_name(), "| load:", load())
+    n = args.sse_clients
+    report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed,
+                                sse_clients=n))
+    report(f"line rate {args.baud} baud", run(args.profile, args.coups, 0, args.baud, args.seed,
+                                               sse_clients=n))
+    report("line rate 921600 baud", run(args.profile, args.coups, 0, 921600, args.seed,
+                                        sse_clients=n))
 
 
 if __name__ == "__main__":

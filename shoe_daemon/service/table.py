@@ -88,6 +88,7 @@ class Table:
         self._lines: list[dict[str, Any]] = []  # what to publish once committed
         self._hold: HoldInForce | None = None
         self._shown = True  # the display shows every committed frame (False: a batch waits)
+        self._to_show: list[dict[str, Any]] = []  # committed lines the display has not taken
         self._clock_offset = time.time_ns() - time.monotonic_ns()
 
     # ---- status ----------------------------------------------------------------------------
@@ -150,9 +151,16 @@ class Table:
     def acknowledged(self) -> None:
         """The committed batch to the display, one view for the whole batch, after the ACK:
         the shoe never waits for the screen, and a burst of frames costs one view."""
-        if self.display is not None and not self._shown:
-            self._shown = True
-            self._show()
+        if self.display is None or self._shown:
+            return
+        self._shown = True
+        lines, self._to_show = self._to_show, []
+        try:
+            for line in lines:
+                self.display.record(line)
+        except Exception:
+            self.log.exception("display.failed", **self.where())
+        self._show()
 
     def idle(self) -> None:
         if self._backlog and self.ledger is not None:
@@ -201,6 +209,7 @@ class Table:
             last = record.body
         self.machine = CoupMachine(self.machine.profile)
         self._hold = None
+        self._to_show.clear()  # the display is rebuilt from the ledger, which has them
         if last is None:
             if self.display is not None:
                 self.display.rebuild([])
@@ -301,13 +310,10 @@ class Table:
     # ---- publishing -----------------------------------------------------------------------------
 
     def _publish(self, line: dict[str, Any]) -> None:
-        """A committed result or irregularity: to the results file, the log, the display's
-        history (shown once the batch is acknowledged)."""
+        """A committed result or irregularity: to the results file, then the log; the display
+        takes it once the batch is acknowledged."""
         if self.display is not None:
-            try:
-                self.display.record(line)
-            except Exception:
-                self.log.exception("display.failed", **self.where())
+            self._to_show.append(line)
         if self.results is None:
             self.published.append(line)
         else:

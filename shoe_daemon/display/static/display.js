@@ -228,6 +228,8 @@ function render(view) {
   body.dataset.game = view.game;
   body.dataset.coup = coup ? String(coup.number) : "";
   body.dataset.outcome = coup && coup.outcome ? coup.outcome : "";
+  body.dataset.shoe = shoe ? String(shoe.number) : "";
+  body.dataset.beads = String(view.history.bead_plate.length);
   $("table-name").textContent = view.table;
   $("house").textContent = view.house;
   $("shoe-no").textContent = shoe ? t("page.shoe", { n: shoe.number }) : t("page.no_shoe");
