@@ -490,3 +490,27 @@ def test_the_publisher_shows_the_bank_with_the_next_view_and_drops_it_when_gone(
     display.set_bank(None)
     display.show(machine)
     assert json.loads(sent[-1])["bank"] is None and len(sent) == 3
+
+
+@pytest.mark.parametrize("profile", ["zoppot-1934", "baden", "baden-punto-banco"])
+def test_no_card_code_anywhere_but_the_coup_in_play_whatever_the_new_fields(profile):
+    # Dealt shoes with every dealing fault, in Chinese with the bank and the limits set: the
+    # roads, the statistics, the ask road, the banners, the bank and the limits never carry a
+    # card code; every code in the view is in its `coup` (whose rules the tests above check).
+    from hil.dealer import GameFaults, deal_shoes
+
+    session = deal_shoes(profile, 2, 9, faults=GameFaults.all(0.2, 1.0))
+    machine = CoupMachine(get_profile(profile))
+    published = Published()
+    bank = Bank(Decimal("900"), "HKD", holder_seat=2, banco_seat=6)
+    limits = Limits("HKD", (BetLimit("table", Decimal("100"), Decimal("50000")),))
+    seen_history = False
+    for message in session.messages:
+        for line in machine.handle(message):
+            published.add(line)
+        view = table_view(machine.public, machine.profile, published, "t-7",
+                          words=Words("zh", "language"), bank=bank, limits=limits)
+        rest = {key: value for key, value in view.items() if key != "coup"}
+        assert codes_in(rest) == set(), rest
+        seen_history = seen_history or len(view["history"]["big_eye_boy"]) > 3
+    assert seen_history

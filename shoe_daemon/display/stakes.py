@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from babel.numbers import format_currency, get_currency_precision, is_currency
-
 #: The bets a limit may be given for; `table`: the two sides' bets alike.
 BETS = ("table", "banco", "punto", "egalite", "swiss_nine")
 
@@ -30,6 +28,8 @@ def _check_amount(what: str, value: Any) -> None:
 
 
 def _check_currency(currency: str) -> None:
+    from babel.numbers import is_currency  # Babel at first use: the daemon starts faster
+
     if not isinstance(currency, str) or not is_currency(currency):
         raise ValueError(f"{currency!r} is not an ISO 4217 currency code")
 
@@ -88,6 +88,8 @@ class Limits:
 
 def money(value: Decimal, currency: str, locale: str) -> dict[str, str]:
     """An amount as the view sends it: exact, its currency, and as the language writes it."""
+    from babel.numbers import format_currency, get_currency_precision
+
     exact = value.quantize(Decimal(1).scaleb(-get_currency_precision(currency)))
     return {"value": str(exact), "currency": currency,
             "text": format_currency(exact, currency, locale=locale)}
