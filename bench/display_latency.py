@@ -15,7 +15,9 @@ byte of each deciding frame is written. Clients watch the display:
 A result is timed by its bead, not by the coup on screen: at line rate several coups are
 decided in one batch and the page shows the state after the batch (docs/display.md, "One
 view a batch"), so a coup's own result words may never be on screen, but its bead always is.
-Coups cancelled or void make no bead and are not timed.
+Coups cancelled or void make no bead and are not timed. The bench waits half a second before
+each new shoe, as a shoe change takes minutes: a shoe's last result is never in the batch
+that opens the next shoe.
 
 `--gap` sets a croupier's pace (each result measured alone); `--baud` plays at line rate.
 
@@ -46,7 +48,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from bench.latency import dealt, load, machine_name, report, start_table  # noqa: E402
 from bench.sse_swarm import Swarm  # noqa: E402
 from drivers.framing import encode  # noqa: E402
-from drivers.messages import Hello, Message  # noqa: E402
+from drivers.messages import Button, Hello, Message  # noqa: E402
 from drivers.records import next_seq  # noqa: E402
 from hil.harness import display_url, stop  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
@@ -153,6 +155,9 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
             for i, message in enumerate(messages):
                 if isinstance(message, Hello):
                     seq = 0
+                if i and isinstance(message, Button) and message.name == "SHOE":
+                    time.sleep(0.5)  # a new shoe takes minutes: never in the batch before it
+                    line_free = time.time()
                 frame = encode(seq, message)
                 seq = next_seq(seq)
                 if seconds_per_byte:  # the line carries the frame no faster than its baud

@@ -113,6 +113,7 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         buf = b""
         arrivals: list[float] = []
         url: list[str] = []
+        connected: list[bytes] = []
         swarm: Swarm | None = None
 
         def drain(wait: float) -> None:
@@ -127,13 +128,14 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
                 url.extend(json.loads(line)["url"] for line in lines
                            if b'"display.listening"' in line)
+                connected.extend(line for line in lines if b'"shoe.connected"' in line)
 
         try:
             start = time.perf_counter()
-            while time.perf_counter() < start + 1.0 or (sse_clients and not url):
-                drain(0.05)  # the daemon opens the port and binds its display
-                if time.perf_counter() > start + 15:
-                    raise SystemExit("the daemon did not announce its display")
+            while not connected or (sse_clients and not url):
+                drain(0.05)  # the daemon binds its display and opens the port
+                if time.perf_counter() > start + 30:
+                    raise SystemExit("the daemon did not open the port and its display")
             if sse_clients:
                 swarm = Swarm(url[0], sse_clients)
                 swarm.start()
