@@ -20,7 +20,9 @@ once the game has shown it:
 A hand's total is shown only when every card of it is public. What the machine decided is
 taken as it published it: the naturals and the Swiss Nine bets from the `coup.result` line,
 the rule a notice or a hold cites from its `irregularity` line. Irregularities are shown in
-words from this module, never with the machine's detail text, which names held cards.
+words from the words file (`words.py`, in the display's language), never with the machine's
+detail text, which names held cards. The roads and statistics come from published results
+only, the bank and the limits from the console (`stakes.py`): none of them carries a card.
 """
 
 from __future__ import annotations
