@@ -203,13 +203,19 @@ function renderMoney(view, t) {
   }
 }
 
-function renderStatic(t) {
-  for (const node of document.querySelectorAll("[data-word]")) {
-    node.textContent = t(node.dataset.word);
-  }
-  for (const node of document.querySelectorAll(".side-b")) node.textContent = t.terms.banco;
-  for (const node of document.querySelectorAll(".side-p")) node.textContent = t.terms.punto;
-  for (const node of document.querySelectorAll(".side-e")) node.textContent = t.terms.egalite;
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// The labels: set once, and again only if the language or the terms change.
+let labelled = "";
+function renderStatic(t, terms) {
+  if (labelled === t.language + "/" + terms) return;
+  labelled = t.language + "/" + terms;
+  for (const node of document.querySelectorAll("[data-word]")) setText(node, t(node.dataset.word));
+  for (const node of document.querySelectorAll(".side-b")) setText(node, t.terms.banco);
+  for (const node of document.querySelectorAll(".side-p")) setText(node, t.terms.punto);
+  for (const node of document.querySelectorAll(".side-e")) setText(node, t.terms.egalite);
   document.documentElement.lang = t.language === "zh" ? "zh-Hans" : t.language;
 }
 
@@ -221,7 +227,7 @@ function render(view) {
     return;
   }
   const t = wordsFor(view);
-  renderStatic(t);
+  renderStatic(t, view.terms);
   const coup = view.coup;
   const shoe = view.shoe;
   body.dataset.state = view.state;
