@@ -9,6 +9,7 @@ from fractions import Fraction
 from shoe_daemon.game.houses import PROFILES, get_profile
 from shoe_daemon.game.rules import Game, HouseProfile, Play
 from shoe_daemon.odds.analysis import STRATEGIES, Analysis, CoupOdds, analyse
+from shoe_daemon.odds.bets import commission
 from shoe_daemon.odds.shoe import Shoe, ShoeError
 from shoe_daemon.odds.strategy import Choices, Strategy, cell_name
 
@@ -80,9 +81,10 @@ def _odds(odds: CoupOdds, exact: bool, show_play: bool) -> list[str]:
                        f"  the game has {odds.equilibria} equilibria; the first is shown")
     for name, x in rows:
         out.append(f"  {name:<34}{_f(x)}  {_pct(x):>9}" + (f"  = {x}" if exact else ""))
-    out.append(f"  {'bet':<34}{'pays':<22}{'expectation':>13}  {'house edge':>10}")
+    edge = "house edge" if odds.profile.game is Game.PUNTO_BANCO else "edge against"
+    out.append(f"  {'bet':<34}{'pays':<22}{'expectation':>13}  {edge:>12}")
     for b in odds.bets:
-        out.append(f"  {b.name:<34}{b.pays:<22}{_f(b.ev, 7):>13}  {_pct(b.house_edge):>10}"
+        out.append(f"  {b.name:<34}{b.pays:<22}{_f(b.ev, 7):>13}  {_pct(b.house_edge):>12}"
                    + (f"  = {b.ev}" if exact else ""))
     return out
 
@@ -119,19 +121,21 @@ def _chance(x: Fraction) -> str:
 
 
 def _games(analysis: Analysis, exact: bool) -> list[str]:
-    cut = next(b for b in analysis.odds[0].bets if b.name == "the bank").pays
-    out = ["", "The four games (each side bound by the house's table or free), solved exactly:",
-           f"  {'game':<30}{'banker, no commission':>22}{'banker, ' + cut:>30}"
+    cut = commission(analysis.profile)
+    rate = f"{float(cut * 100):g}%" if cut else "none given"
+    out = ["", "The four games (each side bound by the house's table or free), solved exactly;",
+           f"expectations per unit at stake (the house's commission: {rate}):",
+           f"  {'game':<30}{'banker, zero-sum':>18}{'banker, commission':>20}"
            f"{'punter':>12}  unique  checked"]
     for g in analysis.games:
         z, c = g.zero_sum[0], g.with_commission[0]
         unique = "yes" if len(g.zero_sum) == 1 and len(g.with_commission) == 1 else "no"
-        out.append(f"  {g.name:<30}{_f(z.banker_ev, 7):>22}{_f(c.banker_ev, 7):>30}"
+        out.append(f"  {g.name:<30}{_f(z.banker_ev, 7):>18}{_f(c.banker_ev, 7):>20}"
                    f"{_f(c.punter_ev, 7):>12}  {unique:<6}  {'yes' if g.verified else 'NO'}")
     b, p = analysis.banker_loss, analysis.punter_loss
     out += [
-        "  (banker: his expectation per unit at stake; punter: his, who pays no commission;",
-        "   the commission column is the Nash equilibrium of the game with the commission)",
+        "  (zero-sum: Kemeny and Snell's game, no commission; commission: the Nash equilibrium",
+        "   of the game in which the banker pays it; the punter pays none)",
         f"  the banker gives up {_f(b[0], 7)} a unit (with the commission {_f(b[1], 7)}) by "
         "playing the table against a free punter",
         f"  the punter gives up {_f(p[0], 7)} a unit (with the commission {_f(p[1], 7)}) by "
