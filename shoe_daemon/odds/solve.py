@@ -232,28 +232,3 @@ def is_equilibrium(law: CoupLaw, choices: Choices, strategy: Strategy,
             if payoffs(law, deviation, commission)[1] > banker:
                 return False
     return True
-
-
-def best_reply_value(law: CoupLaw, choices: Choices, fixed: Strategy, side: str,
-                     commission: Fraction = Fraction(0)) -> Fraction:
-    """The best expectation `side` ("punter" or "banker") can reach under `choices` when the
-    other side plays `fixed` (a pure best reply suffices: the payoff is linear in each
-    option, and the banker's is a sum over his cells)."""
-    if side == "banker":
-        banker = dict(fixed.banker)
-        for cell in choices.banker_options:
-            trials = []
-            for draw in (0, 1):
-                banker[cell] = Fraction(draw)
-                trials.append((payoffs(law, Strategy(fixed.punter, banker), commission)[1], draw))
-            banker[cell] = Fraction(max(trials)[1])
-        return payoffs(law, Strategy(fixed.punter, banker), commission)[1]
-    best = None
-    options = choices.punter_options
-    for bits in range(2 ** len(options)):
-        punter = dict(fixed.punter)
-        for i, t in enumerate(options):
-            punter[t] = Fraction((bits >> i) & 1)
-        value = payoffs(law, Strategy(punter, fixed.banker), commission)[0]
-        best = value if best is None or value > best else best
-    return best
