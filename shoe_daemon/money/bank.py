@@ -126,8 +126,8 @@ class Bank:
         """What the banker may do now: "suite", "schokolade", "garage"."""
         out = []
         for name, attempt in (("suite", lambda: self.suite(seating)),
-                              ("schokolade", lambda: self.put_aside(None)),
-                              ("garage", lambda: self.put_aside(self.limits.chip))):
+                              ("schokolade", self.schokolade),
+                              ("garage", lambda: self.garage(self.limits.chip))):
             try:
                 attempt()
             except Refusal:
@@ -301,38 +301,42 @@ class Bank:
         return bank, bank._record("suite", rules.after_pass, who=passer.key,
                                   amount=self._text(self.amount), paid=paid)
 
-    def put_aside(self, amount: Decimal | None) -> tuple[Bank, Record]:
-        """003's Schokolade (`amount` None: the whole uncovered part of the coup just won,
-        set aside and paid with the bank) or 004's garage (`amount` taken out and paid)."""
+    def schokolade(self) -> tuple[Bank, Record]:
+        """003: the part of the bank nobody staked against in the coup just won is set aside;
+        it is no longer in the bank and is paid with it when the banker gives it up."""
         rules = self.rules
-        self._phase(Phase.HELD, "take money out of the bank")
+        self._phase(Phase.HELD, "set the Schokolade aside")
         assert self.amount is not None
-        kind = rules.set_aside.value
-        if kind is SetAside.NONE:
-            raise _refuse("not_offered", "nothing may be taken out of the bank here",
+        if rules.set_aside.value is not SetAside.SCHOKOLADE:
+            raise _refuse("not_offered", "no Schokolade here: the bank stays whole",
                           rules.set_aside)
-        if kind is SetAside.SCHOKOLADE:
-            if amount is not None and amount != self.uncovered:
-                raise _refuse("bad_request", f"the Schokolade is the whole difference, "
-                              f"{self.money(self.uncovered)}", rules.set_aside)
-            if self.last != "won" or self.uncovered <= 0:
-                raise _refuse("not_now", "no Schokolade: the bank did not just win a coup in "
-                              "which it was not fully staked against", rules.set_aside)
-            part = self.uncovered
-            bank = dataclasses.replace(self, amount=CONTEXT.subtract(self.amount, part),
-                                       set_aside=add(self.set_aside, part), uncovered=ZERO)
-            return bank, bank._record("schokolade", rules.set_aside, amount=self._text(part))
-        if amount is None or amount <= 0 or not is_multiple(amount, self.limits.chip):
-            raise _refuse("not_a_chip", "a garage is a whole number of chips",
-                          self.profile.chip)
+        if self.last != "won" or self.uncovered <= 0:
+            raise _refuse("not_now", "no Schokolade: the bank did not just win a coup in which "
+                          "it was not fully staked against", rules.set_aside)
+        part = self.uncovered
+        bank = dataclasses.replace(self, amount=CONTEXT.subtract(self.amount, part),
+                                   set_aside=add(self.set_aside, part), uncovered=ZERO)
+        return bank, bank._record("schokolade", rules.set_aside, amount=self._text(part))
+
+    def garage(self, amount: Decimal) -> tuple[Bank, Record]:
+        """004: chips taken out of the bank "as winnings" and paid to the banker; the bank
+        keeps at least the table's minimum (decision, docs/money.md)."""
+        rules = self.rules
+        self._phase(Phase.HELD, "garage chips")
+        assert self.amount is not None
+        if rules.set_aside.value is not SetAside.GARAGE:
+            raise _refuse("not_offered", "no garage here: the bank stays whole", rules.set_aside)
+        if amount <= 0 or not is_multiple(amount, self.limits.chip):
+            raise _refuse("not_a_chip", f"{self.money(amount)} is not a whole number of the "
+                          f"table's chip ({self.money(self.limits.chip)})", self.profile.chip)
         left = CONTEXT.subtract(self.amount, amount)
-        floor = add(self.limits.min_bank or ZERO, self.partner_amount)
-        if left < floor:
+        low = self.limits.min_bank or ZERO
+        if left < low:
             raise _refuse("below_minimum", f"the bank would keep {self.money(left)}, below "
-                          f"the minimum bank {self.money(self.limits.min_bank or ZERO)}",
-                          self.profile.min_bank)
+                          f"the minimum bank {self.money(low)}", self.profile.min_bank)
         bank = dataclasses.replace(self, amount=left, uncovered=ZERO)
-        return bank, bank._record("garage", rules.set_aside, amount=self._text(amount))
+        return bank, bank._record("garage", rules.set_aside, amount=self._text(amount),
+                                  paid=self._text(amount))
 
     # --- coups and shoes ----------------------------------------------------------------------
 

@@ -200,7 +200,7 @@ class TableMoney:
         self._not_dealt(self.profile.chemin_de_fer.suite_when.source)
         bank, record = self.bank.suite(self.seating)
         records: Records = []
-        if self.round is not None:
+        if isinstance(self.round, Round):
             records = [{"event": "money.withdrawn", "stake": s.id,
                         "why": "the banker gave up the bank"} for s in self.round.stakes]
         return dataclasses.replace(self, bank=bank, round=None), [*records, record]
@@ -208,15 +208,17 @@ class TableMoney:
     def _op_schokolade(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         assert self.bank is not None
         self._no_stakes()
-        return self._banked(*self.bank.put_aside(None))
+        return self._banked(*self.bank.schokolade())
 
     def _op_garage(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         assert self.bank is not None
         self._no_stakes()
-        return self._banked(*self.bank.put_aside(self._amount(f["amount"], "amount")))
+        return self._banked(*self.bank.garage(self._amount(f["amount"], "amount")))
 
     def _banked(self, bank: Bank, record: dict[str, Any]) -> tuple[TableMoney, Records]:
-        return dataclasses.replace(self, bank=bank), [record]
+        """A change of the bank; a round with nothing staked is opened again against it."""
+        current = None if not self.staked else self.round
+        return dataclasses.replace(self, bank=bank, round=current), [record]
 
     def _not_dealt(self, rule: str) -> None:
         if self.round is not None and self.round.closed is not None:
@@ -225,7 +227,7 @@ class TableMoney:
 
     def _no_stakes(self) -> None:
         assert self.profile.chemin_de_fer is not None
-        if self.round is not None:
+        if self.staked:
             raise Refusal("not_now", "stakes are placed against the bank: the bank changes "
                           "only between coups", self.profile.chemin_de_fer.closing.source)
 
@@ -282,11 +284,17 @@ class TableMoney:
 
     def _staked(self, current: Round | BetRound, records: Records
                 ) -> tuple[TableMoney, Records]:
-        stakes = current.stakes if isinstance(current, Round) else current.bets
-        keep = current if stakes or current.closed is not None else None
-        if isinstance(current, BetRound) and not any(not b.carried for b in stakes):
-            keep = current if current.closed is not None else None
-        return dataclasses.replace(self, round=keep), records
+        """The round goes on once anything was staked (its stakes keep their numbers)."""
+        return dataclasses.replace(self, round=current), records
+
+    @property
+    def staked(self) -> bool:
+        """Stakes are on the table against the bank (or the round is closed)."""
+        current = self.round
+        if current is None:
+            return False
+        live = current.stakes if isinstance(current, Round) else current.bets
+        return bool(live) or current.closed is not None
 
     # --- the coup -------------------------------------------------------------------------------
 
@@ -373,7 +381,7 @@ class TableMoney:
         if self.bank is not None and self.seating is not None:
             out["bank"] = self.bank.to_dict()
             out["turn"] = self.bank.turn(self.seating)
-            out["may"] = self.bank.may(self.seating) if self.round is None else []
+            out["may"] = [] if self.staked else self.bank.may(self.seating)
         out["round"] = None if current is None else current.to_record()
         return out
 
