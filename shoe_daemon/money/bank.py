@@ -273,9 +273,11 @@ class Bank:
             raise _refuse("not_now", f"{self.holder} may not give up the bank now "
                           f"({when.value.replace('_', ' ')})", rules.suite_when)
         assert self.holder is not None and self.amount is not None
-        paid = {"banker": self._text(add(CONTEXT.subtract(self.amount, self.partner_amount),
-                                         self.set_aside)),
-                "partner": self._text(self.partner_amount)}
+        paid = {self.holder.key: self._text(add(CONTEXT.subtract(self.amount,
+                                                                 self.partner_amount),
+                                                self.set_aside))}
+        if self.partner is not None:
+            paid[self.partner.key] = self._text(self.partner_amount)
         passer = self.holder
         gone = dataclasses.replace(self, holder=None, amount=ZERO, partner=None,
                                    partner_amount=ZERO, set_aside=ZERO, last=None, coups=0,
@@ -335,8 +337,9 @@ class Bank:
             raise _refuse("below_minimum", f"the bank would keep {self.money(left)}, below "
                           f"the minimum bank {self.money(low)}", self.profile.min_bank)
         bank = dataclasses.replace(self, amount=left, uncovered=ZERO)
+        assert self.holder is not None
         return bank, bank._record("garage", rules.set_aside, amount=self._text(amount),
-                                  paid=self._text(amount))
+                                  paid={self.holder.key: self._text(amount)})
 
     # --- coups and shoes ----------------------------------------------------------------------
 
@@ -361,9 +364,6 @@ class Bank:
                                       coup=settlement.coup, outcome=outcome,
                                       may=bank.may(seating))
         if after.ends:
-            assert self.amount is not None
-            paid = add(*(line.paid for line in settlement.lines if line.kind in ("bank",
-                                                                                  "partner")))
             bank = dataclasses.replace(
                 self, phase=Phase.VACANT, holder=None, amount=ZERO, partner=None,
                 partner_amount=ZERO, set_aside=ZERO, last=None, coups=0, uncovered=ZERO,
@@ -371,7 +371,7 @@ class Bank:
             return bank, bank._record(
                 "settled", rules.after_loss if outcome == "punter" else rules.rotates_each_coup,
                 shoe=settlement.shoe, coup=settlement.coup, outcome=outcome,
-                paid=self._text(add(paid, self.set_aside)), may=[])
+                paid={self.holder.key: self._text(self.set_aside)}, may=[])
         bank = dataclasses.replace(self, amount=after.after, partner_amount=after.partner_after,
                                    last="won", coups=self.coups + 1, uncovered=after.uncovered,
                                    suivi=_player(settlement.suivi))

@@ -129,7 +129,8 @@ def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
         LOST if decided else RETURNED)
     keep_own, keep_partner = CONTEXT.add(own, banker_net), CONTEXT.add(partner, partner_net)
     partner_risk = currency.toward_zero(CONTEXT.divide(CONTEXT.multiply(in_play, partner), bank))
-    lines.append(Line("bank", "bank", None, own, CONTEXT.subtract(in_play, partner_risk),
+    lines.append(Line(closed.bank.banker.key, "bank", None, own,
+                      CONTEXT.subtract(in_play, partner_risk),
                       result_word,
                       keep_own if ends else ZERO, ZERO if ends else keep_own, commission,
                       banker_net))

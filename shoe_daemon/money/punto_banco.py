@@ -120,7 +120,8 @@ class BetRound:
             raise Refusal("carried", f"{bet_id} stays on the layout from the égalité",
                           self.rules.egalite_stays.source)
         return dataclasses.replace(self, bets=tuple(b for b in self.bets if b.id != bet_id)), [
-            {"event": "money.withdrawn", "stake": bet_id, "why": "withdrawn"}]
+            {"event": "money.withdrawn", "stake": bet_id, "who": f"box {found.box}",
+             "amount": self.profile.currency.value.text(found.amount), "why": "withdrawn"}]
 
     def close(self, shoe: int, coup: int) -> tuple[BetRound, Records]:
         """ "Rien ne va plus" (`BTN,DEAL`)."""

@@ -207,10 +207,8 @@ class Round:
             raise refuse("more_than_bank", f"the share would leave {of} {self.money(own)} of his "
                          f"own, less than the minimum {self.money(self.limits.min_stake)}",
                          self.profile.min_stake)
-        current = dataclasses.replace(self, stakes=tuple(
-            dataclasses.replace(s, amount=own, value=own) if s.id == banco.id else s
-            for s in self.stakes))
-        return current._add(who, StakeKind.SHARE, amount, amount, [], of=banco.id)
+        current, records = self._changed(banco, own)
+        return current._add(who, StakeKind.SHARE, amount, amount, records, of=banco.id)
 
     def add_stake(self, who: Player, amount: Decimal, over_line: bool = False,
                   box: int | None = None) -> tuple[Round, Records]:
@@ -257,15 +255,22 @@ class Round:
             raise refuse("no_such_stake", f"no stake {stake_id!r} in this round",
                          self.rules.closing)
         ids = [stake_id] + [s.id for s in self.stakes if s.of == stake_id]
-        current = self
-        if stake.kind is StakeKind.SHARE:
-            banco = self.stake(stake.of or "")
-            if banco is not None:
-                own = CONTEXT.add(banco.amount, stake.amount)
-                current = dataclasses.replace(self, stakes=tuple(
-                    dataclasses.replace(s, amount=own, value=own) if s.id == banco.id else s
-                    for s in self.stakes))
-        return current._remove(ids, "withdrawn")
+        current, changed = self, []
+        banco = self.stake(stake.of or "") if stake.kind is StakeKind.SHARE else None
+        if banco is not None:
+            current, changed = self._changed(banco, CONTEXT.add(banco.amount, stake.amount))
+        current, records = current._remove(ids, "withdrawn")
+        return current, [*records, *changed]
+
+    def _changed(self, banco: Stake, own: Decimal) -> tuple[Round, Records]:
+        """The banco player's own part, after a share is taken or given back."""
+        currency = self.profile.currency.value
+        current = dataclasses.replace(self, stakes=tuple(
+            dataclasses.replace(s, amount=own, value=own) if s.id == banco.id else s
+            for s in self.stakes))
+        return current, [{"event": "money.stake_changed", "stake": banco.id,
+                          "who": banco.who.key, "amount": currency.text(own),
+                          "value": currency.text(own)}]
 
     def close(self, shoe: int, coup: int) -> tuple[Round, Records]:
         """ "Rien ne va plus" (`BTN,DEAL`): an open bank takes its sum, a banco with the table
@@ -283,6 +288,7 @@ class Round:
             current = dataclasses.replace(
                 current, bank=dataclasses.replace(self.bank, amount=fixed))
             records.append({"event": "money.bank", "change": "open_bank_fixed",
+                            "who": self.bank.banker.key,
                             "amount": self.profile.currency.value.text(fixed),
                             "rule": rules.open_bank.source})
         banco = current.banco
@@ -373,7 +379,10 @@ class Round:
 
     def _remove(self, ids: list[str], why: str) -> tuple[Round, Records]:
         gone = set(ids)
-        records = [{"event": "money.withdrawn", "stake": i, "why": why} for i in ids]
+        currency = self.profile.currency.value
+        by_id = {s.id: s for s in self.stakes}
+        records = [{"event": "money.withdrawn", "stake": i, "who": by_id[i].who.key,
+                    "amount": currency.text(by_id[i].amount), "why": why} for i in ids]
         return dataclasses.replace(
             self, stakes=tuple(s for s in self.stakes if s.id not in gone)), records
 

@@ -73,8 +73,8 @@ class Result:
 
 @dataclass(frozen=True)
 class Line:
-    who: str  # a player's key; "bank" (the banker), "partner", or "house" (Punto Banco)
-    kind: str  # the stake's kind, "bank", "partner", or the Punto Banco bet
+    who: str  # a player's key ("seat 3", "outsider A"), "box 4", or "house" (Punto Banco)
+    kind: str  # the stake's kind; "bank" (the banker's), "partner", "house"; a Punto Banco bet
     stake: str | None  # the stake's id
     staked: Decimal
     in_play: Decimal

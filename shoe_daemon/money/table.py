@@ -201,8 +201,10 @@ class TableMoney:
         bank, record = self.bank.suite(self.seating)
         records: Records = []
         if isinstance(self.round, Round):
-            records = [{"event": "money.withdrawn", "stake": s.id,
-                        "why": "the banker gave up the bank"} for s in self.round.stakes]
+            currency = self.profile.currency.value
+            records = [{"event": "money.withdrawn", "stake": s.id, "who": s.who.key,
+                        "amount": currency.text(s.amount), "why": "the banker gave up the bank"}
+                       for s in self.round.stakes]
         return dataclasses.replace(self, bank=bank, round=None), [*records, record]
 
     def _op_schokolade(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:

@@ -108,7 +108,7 @@ def test_zoppot_suite_auction_and_rule_22() -> None:
     refused(desk, "not_now", "suite")  # an égalité is not a win at Zoppot
     won(desk)
     records = desk.do("suite")
-    assert records[-1]["paid"] == {"banker": "766.50", "partner": "328.50"}
+    assert records[-1]["paid"] == {"seat 1": "766.50", "seat 9": "328.50"}
     assert records[-1]["bank"]["phase"] == "auction"
     refused(desk, "excluded", "bid", who="seat 1", amount="500")
     refused(desk, "excluded", "bid", who="seat 9", amount="500")
@@ -127,7 +127,8 @@ def test_zoppot_suite_auction_and_rule_22() -> None:
     for seat, amount in (("seat 1", "100"), ("seat 5", "50"), ("seat 2", "20")):
         desk.do("stake", who=seat, amount=amount)
     settlement = desk.coup_played("banker")
-    assert [ln["who"] for ln in settlement["lines"]] == ["seat 1", "seat 2", "seat 5", "bank"]
+    assert [ln["who"] for ln in settlement["lines"]] == ["seat 1", "seat 2", "seat 5",
+                                                         "outsider A"]
     # rule 23: the out-of-turn banker, having won, may auction the Suite again
     records = desk.do("suite")
     refused(desk, "excluded", "bid", who="seat 1", amount="500")  # still barred
@@ -152,7 +153,7 @@ def test_zoppot_payment_order_ends_with_the_last_banker() -> None:
         desk.do("stake", who=seat, amount=amount)
     settlement = desk.coup_played("banker")
     assert [ln["who"] for ln in settlement["lines"]] == ["seat 5", "seat 2", "seat 9",
-                                                         "seat 1", "bank"]
+                                                         "seat 1", "seat 6"]  # the bank
 
 
 def test_an_auction_without_bids_goes_to_the_next_place() -> None:
@@ -275,13 +276,13 @@ def test_shimmy_garage_and_pass() -> None:
     desk.do("take_bank", who="seat 1", amount="500")
     won(desk, amount="300")
     records = desk.do("garage", amount="200")
-    assert records[0]["paid"] == "200" and desk.bank["amount"] == "585"
+    assert records[0]["paid"] == {"seat 1": "200"} and desk.bank["amount"] == "585"
     refused(desk, "below_minimum", "garage", amount="490")
     desk.do("stake", who="seat 2", amount="50")
     refused(desk, "not_now", "garage", amount="10")
     desk.do("withdraw", stake="s1")
     records = desk.do("suite")
-    assert records[-1]["paid"]["banker"] == "585"
+    assert records[-1]["paid"] == {"seat 1": "585"}
     assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == 2
 
 
@@ -304,8 +305,8 @@ def test_suite_during_betting_returns_the_stakes() -> None:
     won(desk)
     desk.do("stake", who="seat 2", amount="100")
     records = desk.do("suite")
-    assert records[0] == {"event": "money.withdrawn", "stake": "s1",
-                          "why": "the banker gave up the bank"}
+    assert records[0] == {"event": "money.withdrawn", "stake": "s1", "who": "seat 2",
+                          "amount": "100.00", "why": "the banker gave up the bank"}
     assert desk.table.round is None
 
 

@@ -123,7 +123,8 @@ def test_banco_out_of_turn(name: str) -> None:
     assert "out of turn" in refusal.reason
     assert refusal.rule == profile(name).chemin_de_fer.prime.source
     records = desk.do("banco", who="seat 2", kind="banco_solo")  # Prime
-    assert records[0] == {"event": "money.withdrawn", "stake": "s1",
+    assert records[0] == {"event": "money.withdrawn", "stake": "s1", "who": "seat 3",
+                          "amount": records[0]["amount"],
                           "why": "displaced by seat 2's banco, who has priority"}
     assert desk.table.round.holder.key == "seat 2"
 

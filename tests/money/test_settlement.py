@@ -49,7 +49,7 @@ def test_schokolade_worked_example() -> None:
     assert records[0]["bank"]["set_aside"] == "200.00"
     # "zahlt der Croupier die volle Banksumme (inklusive Schokolade) an ihn aus"
     suite = desk.do("suite")[-1]
-    assert suite["paid"] == {"banker": "1370.00", "partner": "0.00"}
+    assert suite["paid"] == {"seat 1": "1370.00"}
     assert suite["bank"]["phase"] == "offer" and suite["bank"]["offer"] == "1170.00"
 
 
@@ -167,7 +167,7 @@ def test_payment_order_rule_26() -> None:
         desk.do("stake", who=f"seat {seat}", amount=amount)
     settlement = desk.coup_played("banker")
     assert [ln["who"] for ln in settlement["lines"]] == ["seat 7", "seat 2", "seat 3", "seat 5",
-                                                         "seat 9", "bank"]
+                                                         "seat 9", "seat 1"]  # the bank last
 
 
 def test_partner_in_the_bank_rule_4() -> None:
