@@ -15,7 +15,7 @@ differences of amounts in one unit are exact and need none.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import (
     ROUND_DOWN,
     ROUND_FLOOR,
@@ -25,7 +25,6 @@ from decimal import (
     DivisionByZero,
     InvalidOperation,
     Overflow,
-    localcontext,
 )
 from typing import Any
 
@@ -84,35 +83,39 @@ class Currency:
     name: str  # "Swiss franc"
     unit: Decimal  # the smallest amount paid or taken: Decimal("0.05")
 
+    places: int = field(init=False, repr=False, compare=False)  # decimals: 2 for 0.05
+    quantum: Decimal = field(init=False, repr=False, compare=False)  # Decimal("0.01")
+    spec: str = field(init=False, repr=False, compare=False)  # its format: ".2f"
+
     def __post_init__(self) -> None:
         if not isinstance(self.unit, Decimal) or not self.unit.is_finite() or self.unit <= 0:
             raise AmountError(f"{self.code}: the unit must be a positive Decimal, not "
                               f"{self.unit!r}")
-
-    @property
-    def places(self) -> int:
-        """Decimals of the unit: 0 for 1, 2 for 0.05 or 0.01."""
-        exponent = self.unit.normalize().as_tuple().exponent
-        return max(0, -int(exponent))
-
-    @property
-    def quantum(self) -> Decimal:
-        return Decimal(1).scaleb(-self.places)
+        places = max(0, -int(self.unit.normalize().as_tuple().exponent))
+        if places > 8:
+            raise AmountError(f"{self.code}: a unit of {self.unit} is finer than 8 decimals")
+        object.__setattr__(self, "places", places)
+        object.__setattr__(self, "quantum", Decimal(1).scaleb(-places))
+        object.__setattr__(self, "spec", f".{places}f")
 
     def amount(self, value: Any, what: str = "amount") -> Decimal:
         """`value` (see `to_decimal`) as a whole number of units, in canonical form."""
         number = to_decimal(value, what)
-        with localcontext(CONTEXT):
-            if number % self.unit != 0:
-                raise AmountError(
-                    f"{what}: {number} is not a whole number of the {self.name}'s smallest "
-                    f"unit ({self.unit} {self.code})"
-                )
-            return number.quantize(self.quantum)
+        if CONTEXT.remainder(number, self.unit) != 0:
+            raise AmountError(
+                f"{what}: {number} is not a whole number of the {self.name}'s smallest "
+                f"unit ({self.unit} {self.code})"
+            )
+        return number.quantize(self.quantum, context=CONTEXT)
 
     def text(self, value: Decimal) -> str:
         """The serialised form: a plain string with exactly `places` decimals ("1170.00")."""
-        return format(self.amount(value), "f")
+        if type(value) is not Decimal or not value.is_finite() or CONTEXT.remainder(
+                value, self.unit):
+            value = self.amount(value)  # says what is wrong with it
+        # a whole number of units has at most `places` decimals: nothing is rounded here;
+        # a zero is "0.00" whatever its sign
+        return format(value if value else ZERO, self.spec)
 
     def floor(self, value: Decimal) -> Decimal:
         """Down to a whole unit (toward minus infinity): a commission the house takes."""
@@ -124,21 +127,20 @@ class Currency:
 
     def percent(self, value: Decimal, percent: Decimal) -> Decimal:
         """`percent` % of `value`, floored to the unit (docs/money.md, "Rounding")."""
-        with localcontext(CONTEXT):
-            return self.floor(value * percent / 100)
+        return self.floor(CONTEXT.divide(CONTEXT.multiply(value, percent), 100))
 
     def _round(self, value: Decimal, rounding: str) -> Decimal:
-        with localcontext(CONTEXT):
-            units = (value / self.unit).to_integral_value(rounding=rounding)
-            return (units * self.unit).quantize(self.quantum)
+        units = CONTEXT.divide(value, self.unit).to_integral_value(rounding=rounding)
+        return CONTEXT.multiply(units, self.unit).quantize(self.quantum, context=CONTEXT)
 
 
 def add(*values: Decimal) -> Decimal:
     """An exact sum in the money context (the global context may be anything)."""
-    with localcontext(CONTEXT):
-        return sum(values, ZERO)
+    total = ZERO
+    for value in values:
+        total = CONTEXT.add(total, value)
+    return total
 
 
 def is_multiple(value: Decimal, step: Decimal) -> bool:
-    with localcontext(CONTEXT):
-        return value % step == 0
+    return CONTEXT.remainder(value, step) == 0

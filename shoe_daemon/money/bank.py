@@ -123,17 +123,27 @@ class Bank:
         return seating.next_after(self.in_turn)
 
     def may(self, seating: Seating) -> list[str]:
-        """What the banker may do now: "suite", "schokolade", "garage"."""
-        out = []
-        for name, attempt in (("suite", lambda: self.suite(seating)),
-                              ("schokolade", self.schokolade),
-                              ("garage", lambda: self.garage(self.limits.chip))):
-            try:
-                attempt()
-            except Refusal:
-                continue
-            out.append(name)
+        """What the banker may do now: "suite", "schokolade", "garage" (each is refused
+        otherwise, with its rule)."""
+        if self.phase is not Phase.HELD or self.amount is None:
+            return []
+        kind = self.rules.set_aside.value
+        out = ["suite"] if self._suite_allowed() else []
+        if kind is SetAside.SCHOKOLADE and self.last == "won" and self.uncovered > 0:
+            out.append("schokolade")
+        if kind is SetAside.GARAGE and CONTEXT.subtract(self.amount, self.limits.chip) >= (
+                self.limits.min_bank or ZERO):
+            out.append("garage")
         return out
+
+    def _suite_allowed(self) -> bool:
+        return {
+            SuiteWhen.AFTER_WIN: self.last == "won",
+            SuiteWhen.AFTER_WIN_OR_EGALITE: self.last in ("won", "egalite"),
+            SuiteWhen.AFTER_VALID_COUP: self.coups > 0,
+            SuiteWhen.ANY_TIME: True,
+            SuiteWhen.NEVER: False,
+        }[self.rules.suite_when.value]
 
     # --- taking and refusing the bank ------------------------------------------------------------
 
@@ -262,14 +272,7 @@ class Bank:
         rules = self.rules
         self._phase(Phase.HELD, "give up the bank")
         when = rules.suite_when.value
-        allowed = {
-            SuiteWhen.AFTER_WIN: self.last == "won",
-            SuiteWhen.AFTER_WIN_OR_EGALITE: self.last in ("won", "egalite"),
-            SuiteWhen.AFTER_VALID_COUP: self.coups > 0,
-            SuiteWhen.ANY_TIME: True,
-            SuiteWhen.NEVER: False,
-        }[when]
-        if not allowed:
+        if not self._suite_allowed():
             raise _refuse("not_now", f"{self.holder} may not give up the bank now "
                           f"({when.value.replace('_', ' ')})", rules.suite_when)
         assert self.holder is not None and self.amount is not None
@@ -454,8 +457,9 @@ class Bank:
         return None if amount is None else self.profile.currency.value.text(amount)
 
     def _record(self, change: str, term: Term[Any], **fields: Any) -> Record:
-        return {"event": "money.bank", "change": change, **fields, "rule": term.source,
-                "bank": self.to_dict()}
+        """A change of the bank, citing the term it applies by name (`MoneyProfile.term`)."""
+        return {"event": "money.bank", "change": change, **fields,
+                "rule": self.profile.name_of(term), "bank": self.to_dict()}
 
     def to_dict(self) -> dict[str, Any]:
         """The bank's state, as the ledger's `money.bank` records carry it."""

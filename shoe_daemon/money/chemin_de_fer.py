@@ -96,8 +96,8 @@ def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
     cover = covered(closed)
     in_play = add(*cover.values())
     decided = result.outcome in ("banker", "punter") and bool(closed.stakes)
-    applied = [rules.egalite.source if result.outcome == "egalite" else
-               profile.void.source if result.void else rules.payment_order.source]
+    applied = ["chemin_de_fer.egalite" if result.outcome == "egalite" else
+               "void" if result.void else "chemin_de_fer.payment_order"]
     lines: list[Line] = []
     for s in payment_order(closed):
         c = cover[s.id]
@@ -113,7 +113,7 @@ def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
     commission = ZERO
     if decided and result.outcome == "banker":
         commission = currency.percent(in_play, closed.limits.commission_percent)
-        applied += [profile.commission.source, profile.rounding.source]
+        applied += ["commission", "rounding"]
         total = CONTEXT.subtract(in_play, commission)
     elif decided:
         total = -in_play
@@ -123,8 +123,8 @@ def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
     banker_net = CONTEXT.subtract(total, partner_net)
     ends = decided and (result.outcome == "punter" or rules.rotates_each_coup.value)
     if decided:
-        applied.append((rules.rotates_each_coup if result.outcome == "banker"
-                        else rules.after_loss).source)
+        applied.append("chemin_de_fer.rotates_each_coup" if result.outcome == "banker"
+                       else "chemin_de_fer.after_loss")
     result_word = WON if decided and result.outcome == "banker" else (
         LOST if decided else RETURNED)
     keep_own, keep_partner = CONTEXT.add(own, banker_net), CONTEXT.add(partner, partner_net)
@@ -192,4 +192,4 @@ def unbanked(profile: MoneyProfile, result: Result) -> Settlement:
     return Settlement(profile=profile.name, shoe=result.shoe, coup=result.coup,
                       outcome=result.outcome, currency=profile.currency.value, lines=(),
                       commission=ZERO, counts=False,
-                      rules=(profile.chemin_de_fer.first_banker.source,))
+                      rules=("chemin_de_fer.first_banker",))

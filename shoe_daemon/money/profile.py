@@ -223,6 +223,27 @@ class MoneyProfile:
     def game(self) -> Game:
         return self.house.game
 
+    def term(self, name: str) -> Term[Any]:
+        """A term by its name, as records cite it ("chemin_de_fer.set_aside"); KeyError if
+        there is none."""
+        for key, term in self.terms():
+            if key == name:
+                return term
+        raise KeyError(f"{self.name} has no money term {name!r}")
+
+    def name_of(self, term: Term[Any]) -> str:
+        """The name a record cites `term` by (the first field holding that very term)."""
+        names = self.__dict__.get("_names")
+        if names is None:
+            names = {}
+            for key, known in self.terms():
+                names.setdefault(id(known), key)
+            object.__setattr__(self, "_names", names)
+        try:
+            return names[id(term)]
+        except KeyError:
+            raise KeyError(f"not a term of {self.name}: {term.source[:60]}") from None
+
     def terms(self) -> Iterator[tuple[str, Term[Any]]]:
         """Every term with its name ("min_bank", "chemin_de_fer.kinds.banco", ...), in order:
         for the docs and for the tests that hold each source against the seeds."""

@@ -32,6 +32,7 @@ from shoe_daemon.money.stakes import RecordError
 
 Records = list[dict[str, Any]]
 NINES = frozenset({Bet.SIMPLE_NINE, Bet.COLOUR_NINE, Bet.SWISS_NINE})
+LAYOUT = {bet: i for i, bet in enumerate(Bet)}  # a box's bets in the layout's order
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,7 @@ def settle(profile: MoneyProfile, closed: BetRound, result: Result) -> Settlemen
         raise RecordError(f"the round ({closed.closed}) and result (shoe {result.shoe} coup "
                           f"{result.coup}, {result.profile}) are not one {profile.name} coup")
     nines: tuple[str, ...] = ()
-    applied = [profile.void.source] if result.void else []
+    applied = ["void"] if result.void else []
     if not result.void:
         if len(result.banker_cards) < 2:
             raise RecordError("a decided coup has the Banco side's first two cards")
@@ -183,7 +184,7 @@ def settle(profile: MoneyProfile, closed: BetRound, result: Result) -> Settlemen
     won_nines = {NINE_BETS[n] for n in nines}
     lines: list[Line] = []
     commission = ZERO
-    for b in sorted(closed.bets, key=lambda b: (b.box, list(Bet).index(b.bet), b.id)):
+    for b in sorted(closed.bets, key=lambda b: (b.box, LAYOUT[b.bet], b.id)):
         who = f"box {b.box}"
         times = Decimal(rules.pays[b.bet].value)
         if result.void:
@@ -207,11 +208,12 @@ def settle(profile: MoneyProfile, closed: BetRound, result: Result) -> Settlemen
             line = _lose(who, b)
         commission = CONTEXT.add(commission, line.commission)
         lines.append(line)
-    applied += [rules.pays[b].source for b in Bet if any(x.bet is b for x in closed.bets)]
+    applied += [f"punto_banco.pays.{b.value}" for b in Bet
+                if any(x.bet is b for x in closed.bets)]
     if commission:
-        applied += [profile.commission.source, profile.rounding.source]
+        applied += ["commission", "rounding"]
     if result.outcome == "egalite" and not result.void:
-        applied.append(rules.egalite_stays.source)
+        applied.append("punto_banco.egalite_stays")
     house = -add(*(line.net for line in lines), commission)
     word = WON if house > 0 else LOST if house < 0 else RETURNED
     pays_out = max(-house, ZERO)

@@ -290,7 +290,7 @@ class Round:
             records.append({"event": "money.bank", "change": "open_bank_fixed",
                             "who": self.bank.banker.key,
                             "amount": self.profile.currency.value.text(fixed),
-                            "rule": rules.open_bank.source})
+                            "rule": "chemin_de_fer.open_bank"})
         banco = current.banco
         bank = current.bank.amount
         assert bank is not None

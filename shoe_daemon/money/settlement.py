@@ -24,7 +24,7 @@ from typing import Any
 
 from shoe_daemon.game.cards import is_card
 from shoe_daemon.game.results import OUTCOMES
-from shoe_daemon.money.amounts import ZERO, Currency, add
+from shoe_daemon.money.amounts import CONTEXT, ZERO, Currency, add
 from shoe_daemon.money.stakes import RecordError
 
 WON, LOST, RETURNED, STAYS = "won", "lost", "returned", "stays"
@@ -87,7 +87,7 @@ class Line:
     def __post_init__(self) -> None:
         if self.result not in RESULTS:
             raise ValueError(f"result {self.result!r} is not one of {RESULTS}")
-        if add(self.paid, self.carried, -self.staked) != self.net:
+        if CONTEXT.subtract(CONTEXT.add(self.paid, self.carried), self.staked) != self.net:
             raise ValueError(f"line {self.stake or self.who}: paid {self.paid} + carried "
                              f"{self.carried} - staked {self.staked} is not net {self.net}")
 
@@ -145,7 +145,7 @@ class Settlement:
     bank: BankAfter | None = None  # Chemin de fer
     suivi: str | None = None  # who has the suivi in the next coup
     counts: bool = True  # money was in play and the coup was played (not void or cancelled)
-    rules: tuple[str, ...] = field(default=())  # the sources of the rules applied
+    rules: tuple[str, ...] = field(default=())  # the terms applied, by name (profile.term)
 
     def __post_init__(self) -> None:
         if self.balance() != 0:
@@ -227,7 +227,3 @@ def first_difference(recorded: Any, computed: Any, path: str = "") -> str | None
     if type(recorded) is not type(computed) or recorded != computed:
         return f"{here}: recorded {recorded!r}, the rules give {computed!r}"
     return None
-
-
-def net_of(lines: Sequence[Line]) -> Decimal:
-    return add(*(line.net for line in lines)) if lines else ZERO

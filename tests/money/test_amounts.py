@@ -95,3 +95,9 @@ def test_a_locale_needs_its_bank_form() -> None:
         Locale("Fr.", True, True, ",", ".", "Banque")
     with pytest.raises(ValueError, match="differ"):
         Locale("Fr.", True, True, ".", ".", "{money}")
+
+
+def test_a_zero_has_no_sign() -> None:
+    assert CHF.text(-Decimal("0.00")) == "0.00" and CHF.text(Decimal("-0")) == "0.00"
+    with pytest.raises(AmountError):
+        CHF.text(Decimal("0.03"))
