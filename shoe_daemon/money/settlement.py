@@ -24,7 +24,7 @@ from typing import Any
 
 from shoe_daemon.game.cards import is_card
 from shoe_daemon.game.results import OUTCOMES
-from shoe_daemon.money.amounts import CONTEXT, ZERO, Currency, add
+from shoe_daemon.money.amounts import CONTEXT, Currency, add
 from shoe_daemon.money.stakes import RecordError
 
 WON, LOST, RETURNED, STAYS = "won", "lost", "returned", "stays"
