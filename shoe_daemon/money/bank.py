@@ -275,8 +275,9 @@ class Bank:
         if not self._suite_allowed():
             raise _refuse("not_now", f"{self.holder} may not give up the bank now "
                           f"({when.value.replace('_', ' ')})", rules.suite_when)
-        assert self.holder is not None and self.amount is not None
-        paid = {self.holder.key: self._text(add(CONTEXT.subtract(self.amount,
+        assert self.holder is not None
+        amount = ZERO if self.amount is None else self.amount  # an open bank not yet fixed
+        paid = {self.holder.key: self._text(add(CONTEXT.subtract(amount,
                                                                  self.partner_amount),
                                                 self.set_aside))}
         if self.partner is not None:
@@ -294,28 +295,28 @@ class Bank:
         elif after is AfterPass.OFFER_THEN_AUCTION:
             start = passer.seat if passer.seated else self.anchor
             first = self._offer_seat(seating, seating.next_after(start), passer)
-            bank = dataclasses.replace(gone, phase=Phase.OFFER, offer=self.amount,
+            bank = dataclasses.replace(gone, phase=Phase.OFFER, offer=amount,
                                        in_turn=first, declined=(), standing=False)
             if first is None:
-                bank = dataclasses.replace(bank, standing=rules.standing_take_offer.value,
-                                           phase=Phase.OFFER if rules.standing_take_offer.value
-                                           else Phase.AUCTION)
+                standing = rules.standing_take_offer.value
+                bank = dataclasses.replace(bank, standing=standing,
+                                           phase=Phase.OFFER if standing else Phase.AUCTION,
+                                           offer=amount if standing else None)
         else:
             bank = dataclasses.replace(gone, phase=Phase.VACANT, last_banker=None,
                                        in_turn=seating.next_after(self.anchor))
         return bank, bank._record("suite", rules.after_pass, who=passer.key,
-                                  amount=self._text(self.amount), paid=paid)
+                                  amount=self._text(amount), paid=paid)
 
     def schokolade(self) -> tuple[Bank, Record]:
         """003: the part of the bank nobody staked against in the coup just won is set aside;
         it is no longer in the bank and is paid with it when the banker gives it up."""
         rules = self.rules
         self._phase(Phase.HELD, "set the Schokolade aside")
-        assert self.amount is not None
         if rules.set_aside.value is not SetAside.SCHOKOLADE:
             raise _refuse("not_offered", "no Schokolade here: the bank stays whole",
                           rules.set_aside)
-        if self.last != "won" or self.uncovered <= 0:
+        if self.amount is None or self.last != "won" or self.uncovered <= 0:
             raise _refuse("not_now", "no Schokolade: the bank did not just win a coup in which "
                           "it was not fully staked against", rules.set_aside)
         part = self.uncovered
@@ -328,9 +329,10 @@ class Bank:
         keeps at least the table's minimum (decision, docs/money.md)."""
         rules = self.rules
         self._phase(Phase.HELD, "garage chips")
-        assert self.amount is not None
         if rules.set_aside.value is not SetAside.GARAGE:
             raise _refuse("not_offered", "no garage here: the bank stays whole", rules.set_aside)
+        if self.amount is None:
+            raise _refuse("not_now", "the open bank's sum is not fixed yet", rules.set_aside)
         if amount <= 0 or not is_multiple(amount, self.limits.chip):
             raise _refuse("not_a_chip", f"{self.money(amount)} is not a whole number of the "
                           f"table's chip ({self.money(self.limits.chip)})", self.profile.chip)

@@ -90,7 +90,8 @@ def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
     rules = closed.rules
     currency = profile.currency.value
     bank = closed.bank.amount
-    assert bank is not None
+    if bank is None or bank <= 0:
+        raise RecordError(f"a closed round's bank has its sum, not {bank}")
     own = CONTEXT.subtract(bank, closed.bank.partner_amount)
     partner = closed.bank.partner_amount
     cover = covered(closed)
