@@ -1,11 +1,12 @@
 """`python -m hil.harness demo --floor`: the floor on one machine (issue 11).
 
 A broker (mosquitto with the shipped configuration and ACL, TLS with a throwaway CA, one
-login per table), `shoe-floor collect` into an SQLite file, and a few tables, each a
-simulated shoe dealing at a croupier's pace and the real daemon with a `[floor]` table. It
-prints each table's display URL, then every result as the floor received it (read back from
-the collector's store, not from the tables), and at the end whether the floor holds exactly
-every table's ledger; the pit's page (`shoe-floor serve`) shows the tables live meanwhile.
+login per table, and the collector's and the pit page's own), `shoe-floor collect` into an
+SQLite file, and a few tables, each a simulated shoe dealing at a croupier's pace and the
+real daemon with a `[floor]` table. It prints each table's display URL, then every result as
+the floor received it (read back from the collector's store, not from the tables), and at
+the end whether the floor holds exactly every table's ledger; the pit's page (`shoe-floor
+serve`, on its own read-only login) shows the tables live meanwhile.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from hil.floor_servers import COLLECTOR, MOSQUITTO, Broker, make_certs, wait_for
+from hil.floor_servers import COLLECTOR, MOSQUITTO, PIT, Broker, make_certs, wait_for
 from hil.processes import ROOT, display_url, start_daemon, start_shoe, stop
 from hil.readable import describe
 from shoe_daemon.audit.ledger import Ledger
@@ -32,7 +33,7 @@ from shoe_floor.store import Store
 def _floor_table(broker: Broker, name: str) -> list[str]:
     """A login's `[floor]` table: the secret file the credentials script wrote for it."""
     return ["[floor]", f'broker = "mqtts://127.0.0.1:{broker.port}"', f'username = "{name}"',
-            f'password_file = "{broker.root / (name + ".secret")}"',
+            f'password_file = "{broker.secret(name)}"',
             f'ca_file = "{broker.certs.ca}"', f'topic_prefix = "{broker.prefix}"']
 
 
@@ -95,7 +96,7 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
         (work / "broker").mkdir()
         broker = Broker(work / "broker", make_certs(work / "certs"), log=False,
                         prefix=DEFAULT_PREFIX)
-        for name in [COLLECTOR, *names]:
+        for name in [COLLECTOR, PIT, *names]:
             broker.login(name)
         broker.start()
         database = work / "floor.sqlite3"
@@ -103,7 +104,9 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
         config.write_text("\n".join([*_floor_table(broker, COLLECTOR), "", "[collector]",
                                      f'database = "{database}"',
                                      'client_id = "demo-collector"', "", "[pit]",
-                                     'http = "127.0.0.1:0"', 'client_id = "demo-pit"']) + "\n")
+                                     'http = "127.0.0.1:0"', 'client_id = "demo-pit"',
+                                     f'username = "{PIT}"',
+                                     f'password_file = "{broker.secret(PIT)}"']) + "\n")
         tables_at: dict[str, Path] = {}
         try:
             log = work / "collector.log"

@@ -35,6 +35,7 @@ CREDENTIALS = ROOT / "scripts" / "floor-table-credentials"
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 PREFIX = "test/floor"
 COLLECTOR = "shoe-floor"
+PIT = "shoe-floor-pit"  # the pit page's login: reads the tables' public topics only
 
 
 def free_port() -> int:
@@ -117,7 +118,7 @@ class Broker:
         self.files = BrokerFiles(certs.ca, certs.cert, certs.key, self.passwd,
                                  root / "acl", root / "data")
         self.files.persistence_dir.mkdir()
-        self.files.acl_file.write_text(acl_text(prefix, COLLECTOR))
+        self.files.acl_file.write_text(acl_text(prefix, COLLECTOR, PIT))
         extra: tuple[str, ...] = (f"log_dest file {root / 'mosquitto.log'}",
                                   "log_type all" if log else "log_type error")
         if os.geteuid() == 0:
@@ -126,9 +127,13 @@ class Broker:
         self.conf.write_text(broker_conf(self.files, self.port, "127.0.0.1", extra))
         self.proc: subprocess.Popen | None = None
 
+    def secret(self, name: str) -> Path:
+        """The file holding a login's password, as the script wrote it."""
+        return self.root / f"{name}.secret"
+
     def login(self, name: str) -> str:
         """A new login made by the shipped script; its password. A running broker reloads."""
-        secret = self.root / f"{name}.secret"
+        secret = self.secret(name)
         subprocess.run([str(CREDENTIALS), "--passwd", str(self.passwd), name, str(secret)],
                        check=True, capture_output=True)
         if self.proc is not None:

@@ -5,7 +5,7 @@
     shoe-floor export --config floor.toml --out DIR [--from T] [--to T] [--table NAME ...]
     shoe-floor verify DIR [--public-key PEM]  a floor export, every table in it
     shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
-    shoe-floor acl [--prefix P] [--collector NAME]   the broker's ACL file
+    shoe-floor acl [--prefix P] [--collector NAME] [--pit NAME]   the broker's ACL file
     shoe-floor broker-conf [--port N] [--bind ADDR]  the broker's configuration snippet
 """
 
@@ -22,7 +22,7 @@ import structlog
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import parse_time
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
-from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PREFIX
+from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
 from shoe_floor.broker import acl_text, broker_conf
 from shoe_floor.collector import Collector
 from shoe_floor.config import CollectorConfigError, load
@@ -61,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
         k.add_argument("--config", type=Path, required=True)
     acl = sub.add_parser("acl", help="print the broker's ACL file")
     acl.add_argument("--prefix", default=DEFAULT_PREFIX)
-    acl.add_argument("--collector", default=DEFAULT_COLLECTOR)
+    acl.add_argument("--collector", default=DEFAULT_COLLECTOR, help="the collector's login")
+    acl.add_argument("--pit", default=DEFAULT_PIT, help="the pit page's login")
     conf = sub.add_parser("broker-conf", help="print the broker's configuration snippet")
     conf.add_argument("--port", type=int, default=8883)
     conf.add_argument("--bind", default="0.0.0.0")
@@ -150,7 +151,7 @@ def _keys(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "acl":
-        sys.stdout.write(acl_text(args.prefix, args.collector))
+        sys.stdout.write(acl_text(args.prefix, args.collector, args.pit))
         return 0
     if args.command == "broker-conf":
         sys.stdout.write(broker_conf(port=args.port, bind=args.bind))

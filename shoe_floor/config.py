@@ -47,18 +47,12 @@ def parse(data: dict[str, Any], base: Path | None = None) -> CollectorConfig:
         raise CollectorConfigError(str(e)) from e
     if broker is None:
         raise CollectorConfigError("floor: missing (the collector's broker login)")
-    section = data.get("collector", {})
+    section = _section(data)
     unknown = sorted(set(section) - _KEYS)
     if unknown:
         raise CollectorConfigError(f"collector.{unknown[0]}: unknown setting "
                                    f"(known: {', '.join(sorted(_KEYS))})")
-    database = section.get("database")
-    if not isinstance(database, str) or not database:
-        raise CollectorConfigError("collector.database: missing (postgresql://... or the path "
-                                   "of an SQLite file)")
-    if not database.startswith(("postgresql://", "postgres://")) and base is not None:
-        database = str(base / database)
-    values: dict[str, Any] = {"broker": broker, "database": database,
+    values: dict[str, Any] = {"broker": broker, "database": database_of(data, base),
                               "client_id": _text(section, "client_id", broker.username),
                               "group": _text(section, "group", "shoe-floor")}
     for key in ("batch_size",):
@@ -72,6 +66,25 @@ def parse(data: dict[str, Any], base: Path | None = None) -> CollectorConfig:
             raise CollectorConfigError(f"collector.{key}: must be a number of seconds >= 0")
         values[key] = float(value)
     return CollectorConfig(**values)
+
+
+def database_of(data: dict[str, Any], base: Path | None = None) -> str:
+    """`[collector] database`: a PostgreSQL URL, or an SQLite file (relative to `base`). The
+    pit's page reads it too, without the collector's broker login."""
+    database = _section(data).get("database")
+    if not isinstance(database, str) or not database:
+        raise CollectorConfigError("collector.database: missing (postgresql://... or the path "
+                                   "of an SQLite file)")
+    if not database.startswith(("postgresql://", "postgres://")) and base is not None:
+        database = str(base / database)
+    return database
+
+
+def _section(data: dict[str, Any]) -> dict[str, Any]:
+    section = data.get("collector", {})
+    if not isinstance(section, dict):
+        raise CollectorConfigError("collector: must be a table ([collector])")
+    return section
 
 
 def _text(section: dict[str, Any], key: str, default: str) -> str:

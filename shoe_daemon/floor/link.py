@@ -14,6 +14,8 @@ moves to a message's last record once the broker acknowledges it.
 
 It runs in its own thread beside paho's network thread. The table only calls `notify()`
 (a commit happened) and `publish_state()`; both return at once, whatever the broker does.
+The link's thread also reports the ledger's head on the retained `head` topic when the pit
+cannot infer it from the records (floor/head.py).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ import structlog
 from shoe_daemon.floor import topics
 from shoe_daemon.floor.config import FloorConfig
 from shoe_daemon.floor.cursor import Cursor, belongs, read_cursor, write_cursor
-from shoe_daemon.floor.mqtt import connect, delivered, make_client
+from shoe_daemon.floor.head import Head, HeadReports
+from shoe_daemon.floor.mqtt import SUCCESS_MAX, connect, delivered, make_client
 from shoe_daemon.floor.outbox import Outbox, pack
 
 ONLINE, OFFLINE = b"online", b"offline"
@@ -62,6 +65,8 @@ class FloorLink:
         self._state: bytes | None = None
         self._last_state: bytes | None = None  # published again after a reconnect
         self._state_lock = threading.Lock()
+        self.heads = HeadReports()  # when to report the head (its `every`: s between two)
+        self._head_mids: set[int] = set()  # head reports not yet acknowledged
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._connected = False
@@ -155,6 +160,7 @@ class FloorLink:
         self.log.info("floor.connected", session_present=bool(flags.session_present))
         with self._state_lock:
             self._state = self._state if self._state is not None else self._last_state
+        self.heads.reconnected()
         self._wake.set()
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _f: Any, reason: Any, _p: Any) -> None:
@@ -210,6 +216,12 @@ class FloorLink:
             except Exception as e:  # a ledger read failing must not end the link
                 self.log.error("floor.error", error=repr(e))
                 self._stopping.wait(self.retry)
+        try:
+            self._settle()
+            self._tail = self._outbox.bounds()[1]
+            self._send_head(final=True)
+        except Exception as e:
+            self.log.error("floor.error", error=repr(e))
 
     def _step(self) -> None:
         self._settle()
@@ -224,6 +236,7 @@ class FloorLink:
         if not self._connected:
             return
         self._send_state()
+        self._send_head()
         if time.monotonic() < self._retry_at:
             return
         room = self.window - len(self._inflight)
@@ -246,6 +259,28 @@ class FloorLink:
             self._client.publish(self._leaf(topics.STATE), state, qos=1, retain=True)
             self._last_state = state
 
+    def _send_head(self, final: bool = False) -> None:
+        """The ledger's head and the cursor, retained, when the pit cannot infer them."""
+        now = time.monotonic()
+        if not self._connected or not self.heads.due(self._tail, self._cursor.idx, now, final):
+            return
+        head = Head(self._tail, self._cursor.idx, time.time_ns())
+        info = self._client.publish(self._leaf(topics.HEAD), head.payload(), qos=1, retain=True)
+        self._head_mids.add(info.mid)
+        self.heads.sent(head.head, head.acked, now)
+
+    def _head_acked(self, mid: int, reason: int) -> None:
+        if mid not in self._head_mids:
+            return
+        self._head_mids.discard(mid)
+        if reason >= SUCCESS_MAX and not self.heads.refused:
+            # A broker whose ACL predates the head topic: mosquitto drops the connection
+            # for it, so the link stops reporting until it is started again; records go on.
+            self.heads.refused = True
+            self.log.warning("floor.head_refused", reason=hex(reason),
+                             fix="regenerate the broker's ACL (shoe-floor acl), reload it, "
+                                 "and restart this daemon")
+
     def _settle(self) -> None:
         """Take the broker's acknowledgements; move the cursor over the contiguous prefix."""
         refused: dict[int, int] = {}  # idx -> reason
@@ -253,6 +288,7 @@ class FloorLink:
             mid, reason = self._acks.popleft()
             sent = self._inflight.pop(mid, None)
             if sent is None:
+                self._head_acked(mid, reason)
                 continue
             if delivered(reason):
                 self._done.update(sent)

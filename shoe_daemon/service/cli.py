@@ -12,6 +12,7 @@ import structlog
 
 from shoe_daemon.audit import cli as audit
 from shoe_daemon.game.houses import PROFILES
+from shoe_daemon.odds import cli as odds
 from shoe_daemon.service import config, logs, replay
 
 
@@ -34,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--state-dir", type=Path, help="the daemon's state directory")
     status.add_argument("--config", type=Path, help="or the TOML file naming it")
     audit.add_audit_parser(sub)
+    odds.add_odds_parser(sub)
     return parser
 
 
@@ -137,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_check_config(args)
     if args.command == "status":
         return _status(args)
+    if args.command == "odds":
+        return odds.run_odds(args)
     return 2
 
 

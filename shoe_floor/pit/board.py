@@ -1,11 +1,14 @@
 """The pit's board: one tile per table, from what the page knows of it.
 
-Three sources, each with its own clock, merged here and nowhere else:
+Four sources, each with its own clock, merged here and nowhere else:
 - the table's retained `state`: its display's public view (shoe_daemon.display.view), which
   never holds a face-down card. A tile takes the coup's cards from it as they are, `null`
   for a covered card, and words from it (never an irregularity's detail text, which is not
   in the view at all);
 - the table's retained `online` word (the link's last will says `offline`);
+- the table's retained `head` report (shoe_daemon.floor.head): its ledger's last record and
+  its link's cursor, said when the pit cannot infer them from the records (after a
+  reconnect, while a backlog lasts, when it has drained);
 - the collector's store, read every few seconds: the verified tip, the records waiting
   behind a gap, floor alarms, and when an open hold was raised (its record's wall time).
 
@@ -14,14 +17,16 @@ side is to play (the punter's declaration, the banker's play), `ready` otherwise
 when the link is down. The shoe's own amber at the banker's play depends on whether he has
 a choice, which only his covered cards say; the pit shows `waiting` for any banker's play.
 
-Backlog, as the pit can know it: `head - tip`, the records the collector has received that
-wait behind a missing one (the store's `pending`). Records the table could not send (its
-link down: the tile says offline, and since when) or that sit in the broker's queue for a
-stopped collector are not visible one by one from here; the tile shows the latter as the
-store being behind: the table showed a change (a new live state) and the store has had no
-record of that table stored within `grace` of it (the two clocks, the page's and the
-collector's, and their queues, may differ by less). The table's exact count is at the table
-(`shoe-daemon status`).
+The backlog: the records the table has committed that the store does not hold yet, from the
+highest index known (the table's last head report, or the last record received behind a
+gap) down to the store's verified tip. Of those, `to_send` are still at the table (its report
+said the broker had not acknowledged them: `shoe-daemon status` says "N to send"), `gap_at`
+marks those received and waiting behind a missing one (the store's `pending`), and the rest
+are at the broker or the collector. While the table is offline its last report is all the
+pit knows and the table may have committed more since: the backlog is then `at_least`.
+Separately, the store is behind when the table showed a change (a new live state) and the
+store has had no record of that table stored within `grace` of it (the two clocks, the
+page's and the collector's, and their queues, may differ by less).
 
 Every method runs on the server's loop; the feed's threads hand their news to it there.
 """
@@ -30,8 +35,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from shoe_daemon.floor.head import Head, parse_head
 from shoe_floor.query import AlarmCount, TableRow
 
 RESULTS = 12  # last decided coups on a tile
@@ -62,6 +68,16 @@ class Facts:
     alarms: list[AlarmCount] = field(default_factory=list)
     hold_since: int | None = None  # ns, the table's clock: the hold's record
     hold_key: tuple[Any, ...] | None = None
+    head: Head | None = None  # the table's last head report
+
+
+class Mark(NamedTuple):
+    """What the bar counts of a tile."""
+
+    lamp: str
+    serious: int  # chain alarms
+    backlog: int
+    at_least: bool  # the table is offline: its backlog may be more
 
 
 def hold_key(view: dict[str, Any] | None) -> tuple[Any, ...] | None:
@@ -138,7 +154,7 @@ class Board:
         self.store_at: int | None = None  # ns, the page's clock: the last good reading
         self.store_error: str | None = None
         self._tiles: dict[str, bytes] = {}
-        self._marks: dict[str, tuple[str, int]] = {}  # table -> (lamp, serious alarms)
+        self._marks: dict[str, Mark] = {}
 
     # News; each returns the tables whose tile changed.
 
@@ -164,6 +180,12 @@ class Board:
         if facts.online is not online:
             facts.online = online
             facts.online_since = now if live else None
+        return self._changed([table])
+
+    def head(self, table: str, payload: bytes) -> list[str]:
+        """The table's head report (retained: the last one it made, however old)."""
+        facts = self.facts.setdefault(table, Facts())
+        facts.head = parse_head(payload)
         return self._changed([table])
 
     def store(self, news: StoreNews, now: int) -> list[str]:
@@ -210,14 +232,20 @@ class Board:
         if (row is not None and facts.state_at is not None
                 and facts.state_at - (row.tip_at or 0) > self.grace_ns):
             behind = _ms(facts.state_at)
+        tip, received = (row.tip, row.head) if row else (0, 0)
+        said = facts.head
         tile["store"] = {
-            "tip": row.tip if row else 0,
-            "head": row.head if row else 0,
-            "backlog": (row.head - row.tip) if row else 0,
-            "gap_at": (row.tip + 1) if row and row.waiting else None,
+            "tip": tip,
+            "head": received,  # the highest index received (behind a gap, or the tip)
+            "backlog": max(tip, received, said.head if said else 0) - tip,
+            "at_least": facts.online is False,
+            "to_send": max(0, said.head - max(said.acked, tip)) if said else 0,
+            "gap_at": (tip + 1) if row and row.waiting else None,
             "behind_since": behind,
             "grace_ms": self.grace_ns // 1_000_000,
         }
+        tile["reported"] = None if said is None else {
+            "head": said.head, "acked": said.acked, "at": _ms(said.wall_ns)}
         alarms = facts.alarms
         last = max(alarms, key=lambda a: a.last_at, default=None)
         tile["alarms"] = {
@@ -242,9 +270,11 @@ class Board:
             "store": {"ok": self.store_error is None and self.store_at is not None,
                       "error": self.store_error, "read_at": _ms(self.store_at)},
             "tables": len(self._marks),
-            "offline": sum(1 for lamp_, _ in marks if lamp_ == "offline"),
-            "held": sum(1 for lamp_, _ in marks if lamp_ == "hold"),
-            "alarms": sum(1 for _, serious in marks if serious),
+            "offline": sum(1 for m in marks if m.lamp == "offline"),
+            "held": sum(1 for m in marks if m.lamp == "hold"),
+            "alarms": sum(1 for m in marks if m.serious),
+            "backlog": sum(m.backlog for m in marks),
+            "backlog_at_least": any(m.at_least for m in marks),
         }
 
     def _changed(self, tables: list[str]) -> list[str]:
@@ -260,6 +290,8 @@ class Board:
             data = json.dumps(tile, ensure_ascii=False, separators=(",", ":")).encode()
             if self._tiles.get(table) != data:
                 self._tiles[table] = data
-                self._marks[table] = (tile["lamp"], tile["alarms"]["serious"])
+                store = tile["store"]
+                self._marks[table] = Mark(tile["lamp"], tile["alarms"]["serious"],
+                                          store["backlog"], store["at_least"])
                 changed.append(table)
         return changed

@@ -1,10 +1,18 @@
-"""The page's settings: a `[pit]` table in the collector's own floor.toml, which also gives
-the broker login (`[floor]`) and the store (`[collector] database`) the page reads.
+"""The page's settings: a `[pit]` table in the collector's own floor.toml, which also says
+where the broker is (`[floor]`: its address, CA and topic prefix) and the store the page reads
+(`[collector] database`).
+
+The page has its own broker login, never the collector's: the broker's ACL lets it read the
+tables' public topics (state, online, head) and nothing else, and write nothing (docs/
+floor.md, "Where it reads"). It is given in `[pit]` with the same keys as any login; the
+collector's password file is never read by the page.
 
 ```toml
 [pit]
 http = "127.0.0.1:8090"   # HOST:PORT; port 0 takes any free port
-client_id = "pit-1"       # the page's broker client id (the collector's login, its own id)
+username = "shoe-floor-pit"          # the page's broker login (this is the default)
+password_file = "pit.password"       # or password = "...", or cert_file and key_file
+client_id = "pit-1"       # the page's broker client id
 poll = 1.0                # s between two readings of the store
 behind_grace = 5.0        # s a table's change may wait for its records before "behind"
 ```
@@ -17,12 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shoe_floor.config import CollectorConfig, CollectorConfigError, parse
+from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
+from shoe_daemon.floor.topics import DEFAULT_PIT
+from shoe_floor.config import CollectorConfigError, database_of
+
+LOGIN = ("username", "password", "password_file", "cert_file", "key_file")
 
 
 @dataclass(frozen=True)
 class PitConfig:
-    floor: CollectorConfig
+    broker: FloorConfig  # the page's own login (the broker's address and CA from [floor])
+    database: str        # the collector's store, read only
     host: str = "127.0.0.1"
     port: int = 8090
     client_id: str = "pit"
@@ -30,7 +43,7 @@ class PitConfig:
     behind_grace: float = 5.0
 
 
-_KEYS = {"http", "client_id", "poll", "behind_grace"}
+_KEYS = {"http", "client_id", "poll", "behind_grace", *LOGIN}
 
 
 def parse_http(text: str) -> tuple[str, int]:
@@ -52,7 +65,10 @@ def load(path: Path, http: str | None = None) -> PitConfig:
 
 def parse_pit(data: dict[str, Any], base: Path | None = None,
               http: str | None = None) -> PitConfig:
-    floor = parse(data, base)
+    floor = data.get("floor")
+    if not isinstance(floor, dict):
+        raise CollectorConfigError("floor: missing (the broker's address, CA and topic "
+                                   "prefix, and the collector's login)")
     section = data.get("pit", {})
     if not isinstance(section, dict):
         raise CollectorConfigError("pit: must be a table ([pit])")
@@ -60,14 +76,17 @@ def parse_pit(data: dict[str, Any], base: Path | None = None,
     if unknown:
         raise CollectorConfigError(f"pit.{unknown[0]}: unknown setting "
                                    f"(known: {', '.join(sorted(_KEYS))})")
+    broker = _login(floor, section, base)
+    database = database_of(data, base)
     address = http if http is not None else section.get("http", "127.0.0.1:8090")
     if not isinstance(address, str):
         raise CollectorConfigError("pit.http: must be a string HOST:PORT")
     host, port = parse_http(address)
-    client_id = section.get("client_id", f"{floor.client_id}-pit")
+    collector_id = data.get("collector", {}).get("client_id", floor.get("username"))
+    client_id = section.get("client_id", f"{collector_id}-pit")
     if not isinstance(client_id, str) or not client_id or set(client_id) & set("/+#"):
         raise CollectorConfigError("pit.client_id: must be a name without / + #")
-    if client_id == floor.client_id:
+    if client_id == collector_id:
         raise CollectorConfigError("pit.client_id: must differ from collector.client_id (the "
                                    "broker would end one session for the other)")
     values: dict[str, float] = {}
@@ -76,4 +95,31 @@ def parse_pit(data: dict[str, Any], base: Path | None = None,
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise CollectorConfigError(f"pit.{key}: must be a number of seconds > 0")
         values[key] = float(value)
-    return PitConfig(floor, host, port, client_id, values["poll"], values["behind_grace"])
+    return PitConfig(broker, database, host, port, client_id, values["poll"],
+                     values["behind_grace"])
+
+
+def _login(floor: dict[str, Any], section: dict[str, Any], base: Path | None) -> FloorConfig:
+    """The page's login: the broker's address, CA and prefix from `[floor]`, who it is from
+    `[pit]`. A wrong login setting is named as `pit.<key>`."""
+    merged = {k: v for k, v in floor.items() if k not in LOGIN}
+    merged.update({k: section[k] for k in LOGIN if k in section})
+    merged.setdefault("username", DEFAULT_PIT)
+    try:
+        broker = parse_floor(merged, base)
+    except FloorConfigError as e:
+        said = str(e)
+        if said.split(":", 1)[0].removeprefix("floor.") not in LOGIN:
+            raise CollectorConfigError(said) from e
+        said = "pit." + said.removeprefix("floor.").replace("(or floor.password,",
+                                                            "(or pit.password,")
+        if said.startswith("pit.password_file: missing"):
+            said += ("; the page's own broker login, made with scripts/floor-table-"
+                     f"credentials {merged['username']} FILE")
+        raise CollectorConfigError(said) from e
+    assert broker is not None
+    if broker.username == floor.get("username"):
+        raise CollectorConfigError(
+            f"pit.username: {broker.username!r} is the collector's login (floor.username); "
+            "the page has its own, which the broker lets read only the tables' public topics")
+    return broker

@@ -1,10 +1,11 @@
 """What the page learns, from two places, each in its own thread:
 
-- the broker: every table's retained `state` and `online`, subscribed with the collector's
-  login under the page's own client id, clean session, QoS 0 (the retained message is the
-  latest on every connect, so nothing needs keeping while the page is away). The page never
-  subscribes to the `records` topics: a subscriber there would make the broker accept a
-  table's records when no collector has ever subscribed, and drop them (docs/floor.md);
+- the broker: every table's retained `state`, `online` and `head`, subscribed with the
+  page's own login (the ACL lets it read those and nothing else), clean session, QoS 0 (the
+  retained message is the latest on every connect, so nothing needs keeping while the page
+  is away). The page never subscribes to the `records` topics: the ACL denies it every
+  record, and a subscriber there would still make the broker accept a table's records when
+  no collector has ever subscribed, and drop them (docs/floor.md);
 - the collector's store, read every `poll` seconds on a connection of its own (query.py).
 
 Each piece of news is handed to `post`, which runs it on the server's loop; neither thread
@@ -39,18 +40,18 @@ class Feed:
         self.config = config
         self.post = post
         self.log = log or structlog.get_logger("shoe_floor")
-        self.prefix = config.floor.broker.topic_prefix
+        self.prefix = config.broker.topic_prefix
         self.wanted: dict[str, tuple[Any, ...]] = {}  # holds not yet dated: set by the loop
         self._stopping = threading.Event()
         self._poller: threading.Thread | None = None
         self._store: Store | None = None
-        self.client = make_client(config.floor.broker, config.client_id)
+        self.client = make_client(config.broker, config.client_id)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
 
     def start(self) -> None:
-        broker = self.config.floor.broker
+        broker = self.config.broker
         self.client.connect_async(broker.host, broker.port, keepalive=broker.keepalive,
                                   clean_start=True)
         self.client.loop_start()
@@ -73,8 +74,7 @@ class Feed:
         if reason.is_failure:
             self.log.warning("pit.broker_refused", reason=str(reason))
             return
-        client.subscribe([(topics.topic(self.prefix, "+", topics.STATE), 0),
-                          (topics.topic(self.prefix, "+", topics.ONLINE), 0)])
+        client.subscribe([(topics.topic(self.prefix, "+", leaf), 0) for leaf in topics.PUBLIC])
         self.log.info("pit.broker_connected")
         self.post(lambda board, _now: board.connection(True))
 
@@ -91,6 +91,8 @@ class Feed:
             self.post(lambda board, _now: board.state(table, payload, live, arrived))
         elif msg.topic.endswith("/" + topics.ONLINE):
             self.post(lambda board, _now: board.online(table, payload, live, arrived))
+        elif msg.topic.endswith("/" + topics.HEAD):
+            self.post(lambda board, _now: board.head(table, payload))
 
     # The store's thread.
 
@@ -104,7 +106,7 @@ class Feed:
         now = time.time_ns()
         try:
             if self._store is None:
-                self._store = Store(self.config.floor.database, create=False)
+                self._store = Store(self.config.database, create=False)
             store = self._store
             rows = query.tables(store)
             alarms = query.alarm_counts(store, now - ALARM_WINDOW_NS)

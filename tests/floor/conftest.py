@@ -18,6 +18,7 @@ import pytest
 
 from hil.floor_servers import (
     COLLECTOR,
+    PIT,
     PREFIX,
     ROOT,
     Broker,
@@ -32,7 +33,7 @@ from shoe_floor.collector import Collector
 from shoe_floor.config import load
 from shoe_floor.store import Store
 
-__all__ = ["PREFIX", "Postgres", "wait_for"]  # what the tests import from here
+__all__ = ["PIT", "PREFIX", "Postgres", "wait_for"]  # what the tests import from here
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +47,7 @@ def broker(tmp_path: Path, certs: Certs) -> Iterator[Broker]:
     root.mkdir()
     b = Broker(root, certs)
     b.login(COLLECTOR)
+    b.login(PIT)
     b.start()
     yield b
     if b.proc is not None:
@@ -207,6 +209,38 @@ class Raw:
     def publish(self, topic: str, payload: bytes) -> int:
         mid = self.client.publish(topic, payload, qos=1).mid
         return wait_for(lambda: self._acks.get(mid, -1) + 1, 20, what="a PUBACK") - 1
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class Listener:
+    """A bare MQTT 5 subscriber under any login: every message it is sent, as (topic,
+    payload, retained), and the broker's SUBACK reason codes."""
+
+    def __init__(self, config: FloorConfig, *filters: str, client_id: str | None = None):
+        import threading
+
+        from shoe_daemon.floor.mqtt import connect, make_client
+
+        self.client = make_client(config, client_id or f"{config.username}-listener")
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self.granted: list[int] = []
+        self._ready = threading.Event()
+        self.client.on_message = lambda _c, _u, m: self.messages.append(
+            (m.topic, bytes(m.payload), bool(m.retain)))
+        self.client.on_subscribe = lambda _c, _u, _mid, codes, _p: self.granted.extend(
+            int(c.value) for c in codes)
+        self.client.on_connect = lambda *_: self._ready.set()
+        connect(self.client, config)
+        assert self._ready.wait(20)
+        self.client.subscribe([(f, 1) for f in filters])
+        wait_for(lambda: len(self.granted) == len(filters), 20, what="a SUBACK")
+
+    def on(self, leaf: str) -> list[bytes]:
+        """The payloads received on topics ending in `/leaf`, in order."""
+        return [p for t, p, _ in self.messages if t.endswith("/" + leaf)]
 
     def close(self) -> None:
         self.client.disconnect()

@@ -20,6 +20,7 @@ from hil.floor_servers import (
     COLLECTOR,
     CREDENTIALS,
     MOSQUITTO,
+    PIT,
     PREFIX,
     ROOT,
     free_port,
@@ -69,8 +70,11 @@ def test_systemd_analyze_verify_passes_with_the_command_installed(unit: str,
     assert result.returncode == 0 and not result.stderr.strip(), result.stderr
 
 
-@pytest.mark.parametrize(("unit", "command"), [(UNITS[0], "collect"), (UNITS[1], "serve")])
-def test_a_user_a_state_directory_and_read_only_configuration(unit: str, command: str) -> None:
+@pytest.mark.parametrize(("unit", "command", "other"), [
+    (UNITS[0], "collect", "pit.password"), (UNITS[1], "serve", "broker.password")])
+def test_a_user_a_state_directory_and_read_only_configuration(unit: str, command: str,
+                                                              other: str) -> None:
+    """Each runs as the floor's user, and neither can read the other's broker password."""
     d = directives(SYSTEMD / unit)
     assert d["Service.ExecStart"][0].split() == [
         "/opt/shoe-daemon/venv/bin/shoe-floor", command, "--config",
@@ -79,7 +83,7 @@ def test_a_user_a_state_directory_and_read_only_configuration(unit: str, command
     assert d["Service.StateDirectory"] == ["shoe-floor"]
     assert d["Service.ConfigurationDirectory"] == ["shoe-floor"]
     assert d["Service.ProtectSystem"] == ["strict"]  # /etc/shoe-floor read-only
-    assert d["Service.InaccessiblePaths"] == ["-/var/lib/shoe-floor/keys"]
+    assert d["Service.InaccessiblePaths"] == [f"-/var/lib/shoe-floor/keys -/etc/shoe-floor/{other}"]
     assert d["Service.Restart"] == ["on-failure"]
     assert d["Service.RestartPreventExitStatus"] == ["2"]  # the CLI's exit for a bad setting
     assert d["Service.MemoryDenyWriteExecute"] == ["yes"]
@@ -107,10 +111,11 @@ def exec_start(unit: str, config: Path, *extra: str) -> list[str]:
 
 @pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 def test_both_commands_run_under_memory_deny_write_execute(make_table, collector_toml,
-                                                           database, tmp_path):
+                                                           database, tmp_path, broker):
     table = make_table("t1")
     toml = collector_toml("collector-1")
-    toml.write_text(toml.read_text() + '\n[pit]\nhttp = "127.0.0.1:0"\npoll = 0.3\n')
+    toml.write_text(toml.read_text() + '\n[pit]\nhttp = "127.0.0.1:0"\npoll = 0.3\n'
+                    f'username = "{PIT}"\npassword_file = "{broker.secret(PIT)}"\n')
     collect = subprocess.Popen(exec_start(UNITS[0], toml), cwd=tmp_path,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     serve = subprocess.Popen(exec_start(UNITS[1], toml), cwd=tmp_path,

@@ -1,6 +1,6 @@
 """The pit's board against real public views of a real coup machine: what a tile takes from
-a table's view (never a face-down card), its lamp, its hold's age, its backlog and whether
-the store is behind the table."""
+a table's view (never a face-down card), its lamp, its hold's age, its backlog (from the
+store and the table's head reports) and whether the store is behind the table."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 from hil.script import parse_script
 from shoe_daemon.display.publisher import TableDisplay
 from shoe_daemon.display.words import Words
+from shoe_daemon.floor.head import Head
 from shoe_daemon.game.coup import CoupMachine
 from shoe_daemon.game.houses import get_profile
 from shoe_floor.pit.board import Board, StoreNews, lamp
@@ -113,9 +114,68 @@ def test_backlog_is_what_waits_behind_a_gap():
     board.store(news(row(tip=100, head=130, waiting=7)), 1 * S)
     store = tile(board)["store"]
     assert store["tip"] == 100 and store["backlog"] == 30 and store["gap_at"] == 101
+    assert store["to_send"] == 0 and store["at_least"] is False
     board.store(news(row(tip=130)), 2 * S)
     store = tile(board)["store"]
     assert store["backlog"] == 0 and store["gap_at"] is None
+
+
+def report(head: int, acked: int, at: int = 7 * S) -> bytes:
+    return Head(head, acked, at).payload()
+
+
+def test_backlog_is_what_the_table_committed_and_the_store_does_not_hold():
+    board = Board()
+    board.store(news(row(tip=100)), 1 * S)
+    assert board.head("t7", report(1300, 100)) == ["t7"]  # back after a cut: 1,200 to come
+    t = tile(board)
+    assert t["store"]["backlog"] == 1200 and t["store"]["to_send"] == 1200
+    assert t["reported"] == {"head": 1300, "acked": 100, "at": 7000}
+    board.head("t7", report(1300, 1300))  # the table sent them: at the broker or collector
+    board.store(news(row(tip=900)), 2 * S)
+    store = tile(board)["store"]
+    assert store["backlog"] == 400 and store["to_send"] == 0
+    board.store(news(row(tip=1300)), 3 * S)
+    assert tile(board)["store"]["backlog"] == 0
+    # A report older than what the store holds says nothing more (the records did).
+    board.store(news(row(tip=5000)), 4 * S)
+    assert tile(board)["store"]["backlog"] == 0 and tile(board)["store"]["to_send"] == 0
+    # Records received behind a gap beyond the table's last report count too.
+    board.store(news(row(tip=5000, head=5040, waiting=3)), 5 * S)
+    assert tile(board)["store"]["backlog"] == 40
+    assert board.head("t7", b"not a report") == ["t7"]
+    assert tile(board)["reported"] is None
+
+
+def test_the_store_ahead_of_a_stale_cursor_is_not_to_send():
+    board = Board()
+    board.head("t7", report(300, 100))
+    board.store(news(row(tip=250)), 1 * S)  # the report is older than the store's tip
+    store = tile(board)["store"]
+    assert store["backlog"] == 50 and store["to_send"] == 50
+
+
+def test_offline_the_last_report_is_a_floor_under_the_backlog():
+    board = Board()
+    board.store(news(row(tip=100)), 1 * S)
+    board.head("t7", report(160, 120))
+    board.online("t7", b"offline", True, 2 * S)
+    store = tile(board)["store"]
+    assert store["backlog"] == 60 and store["at_least"] is True
+    floor = board.floor(2 * S)
+    assert floor["backlog"] == 60 and floor["backlog_at_least"] is True
+    board.online("t7", b"online", True, 3 * S)
+    assert tile(board)["store"]["at_least"] is False
+    assert board.floor(3 * S)["backlog_at_least"] is False
+
+
+def test_the_bar_adds_the_backlogs():
+    board = Board()
+    board.store(news(row("t1", tip=10), row("t2", tip=20, head=25, waiting=2), row("t3")), S)
+    board.head("t1", report(40, 10))
+    assert board.floor(S)["backlog"] == 35
+    board.store(news(row("t1", tip=40), row("t2", tip=25), row("t3")), 2 * S)
+    assert board.floor(2 * S)["backlog"] == 0
 
 
 def test_the_store_is_behind_when_a_live_change_has_no_record_stored_near_it():

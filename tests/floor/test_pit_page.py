@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from hil.dealer import GameFaults
+from hil.floor_servers import Proxy
 from shoe_daemon.floor.outbox import message
 from shoe_daemon.floor.topics import RECORDS, topic
 from shoe_floor.collector import Collector
@@ -25,7 +26,7 @@ from shoe_floor.config import load
 from shoe_floor.pit.config import load as load_pit
 from shoe_floor.pit.service import Pit
 from tests.display_client import get
-from tests.floor.conftest import PREFIX, ROOT, Raw, wait_for
+from tests.floor.conftest import PIT, PREFIX, ROOT, Raw, wait_for
 from tests.floor.game import GameTable
 from tests.test_display_browser import SHOTS, launch, wait_until
 
@@ -49,10 +50,11 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def pit_toml(collector_toml):
+def pit_toml(collector_toml, broker):
     def write(**pit: object) -> Path:
         path = collector_toml("collector-1")
-        settings = {"http": "127.0.0.1:0", "poll": 0.3, "behind_grace": 1.0, **pit}
+        settings = {"http": "127.0.0.1:0", "poll": 0.3, "behind_grace": 1.0, "username": PIT,
+                    "password_file": str(broker.secret(PIT)), **pit}
         path.write_text(path.read_text() + "\n[pit]\n" + "".join(
             f"{k} = {json.dumps(v)}\n" for k, v in settings.items()))
         return path
@@ -195,7 +197,7 @@ def test_the_page_follows_every_table_live(games, collector, pit, browser, broke
     finally:
         forger.close()
     wait_text(page, "t4", f"gap at #{tip + 1:,}")
-    wait_text(page, "t4", f"backlog {last - tip}")
+    wait_text(page, "t4", f"backlog \u2265 {last - tip}")  # offline: there may be more
     wait_text(page, "t4", "1 alarm (gap)")  # the collector's alarm, and its resend request
     assert page.get_attribute(tile(page, "t4"), "data-lamp") == "offline"
     shoot(page, "pit-gap-offline")
@@ -205,6 +207,80 @@ def test_the_page_follows_every_table_live(games, collector, pit, browser, broke
     wait_until(page, f"document.querySelector('{tile(page, 't4')}').dataset.lamp"
                      " !== 'offline'")
     page.close()
+
+
+# Runs in the page: notes the backlog each rendering of a tile showed, however briefly.
+SEEN = """(table) => {
+  window.seen = [];
+  new MutationObserver(() => {
+    const t = document.querySelector(`.tile[data-table="${table}"]`);
+    if (t) window.seen.push([Number(t.dataset.backlog), Number(t.dataset.toSend),
+                             t.dataset.atLeast === "yes"]);
+  }).observe(document.getElementById("tiles"), {childList: true});
+}"""
+
+
+def test_a_table_cut_off_shows_its_backlog_and_it_drains_to_nothing(games, collector_toml,
+                                                                    pit, browser, broker):
+    proxy = Proxy(broker.port)  # the table's cable to the floor, which the test pulls
+    game = games("t5", "baden", seed=51)
+    link = game.connect(broker.config("t5", game.table.config.password, port=proxy.port)).link
+    config = load(collector_toml("collector-1"))
+    first = Collector(config)
+    first.start()
+    try:
+        game.deal(30)
+        page = open_page(browser, pit.server.url)
+        wait_stored(page, game)
+        page.evaluate(SEEN, "t5")
+        wait_attr(page, "t5", "backlog", 0)
+    finally:
+        first.stop()  # the pit's collector is down too: what the table sends stays queued
+    tip = game.table.records()[-1].idx
+    # The cable out, and the table deals on: the broker's last will says it is offline, and
+    # the pit knows only what the table last said (it was keeping up: nothing waiting).
+    proxy.cut()
+    wait_for(lambda: not link.connected, 30, 0.2, "the link to see the cut")
+    game.deal(40)
+    last = game.table.records()[-1].idx
+    wait_attr(page, "t5", "lamp", "offline", 30)
+    wait_text(page, "t5", "backlog \u2265 0")
+    # Back: first thing, the table says its head; the page counts what the store lacks, all
+    # of it still at the table; then the table's link sends it all to the broker (queued
+    # there for the stopped collector), and says so: nothing left to send, not yet stored.
+    proxy.restore()
+    wait_until(page, f"window.seen.some(([b, s]) => b === {last - tip} && s === {last - tip})",
+               40)
+    wait_attr(page, "t5", "toSend", 0, 20)
+    wait_text(page, "t5", f"backlog {last - tip:,}")
+    wait_text(page, "t5", "store behind ")
+    assert page.inner_text("#backlog") == f" \u00b7 backlog {last - tip:,}"
+    shoot(page, "pit-backlog")
+    # Out again: offline, the last report is a floor under the backlog, which may grow.
+    proxy.cut()
+    wait_for(lambda: not link.connected, 30, 0.2, "the link to see the cut")
+    game.deal(20)
+    wait_attr(page, "t5", "lamp", "offline", 30)
+    wait_text(page, "t5", f"backlog \u2265 {last - tip:,}")
+    assert page.inner_text("#backlog") == f" \u00b7 backlog \u2265 {last - tip:,}"
+    page.locator(tile(page, "t5")).screenshot(path=str(SHOTS / "pit-tile-backlog.png"))
+    # The cable back and the collector again: the count drains to nothing.
+    proxy.restore()
+    again = Collector(config)
+    again.start()
+    try:
+        wait_stored(page, game, 60)
+        wait_attr(page, "t5", "backlog", 0, 30)
+        wait_attr(page, "t5", "atLeast", "")
+        assert "to send" not in tile_text(page, "t5")
+        assert page.inner_text("#backlog") == " \u00b7 backlog 0"
+        seen = page.evaluate("window.seen")
+        assert [last - tip, last - tip, False] in seen and seen[-1] == [0, 0, False]
+        assert max(b for b, _, _ in seen) >= last - tip
+    finally:
+        again.stop()
+        page.close()
+        proxy.close()
 
 
 def test_the_page_says_when_the_store_or_the_broker_is_behind(games, collector_toml, pit,

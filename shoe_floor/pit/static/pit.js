@@ -125,12 +125,27 @@ function alertLine(t) {
   return line;
 }
 
+const count = (n) => n.toLocaleString("en");
+
+// The backlog: what the table has committed that the store does not hold. While the table is
+// offline its last report is all the pit knows: "at least".
+function backlogWords(n, atLeast) {
+  return "backlog " + (atLeast ? "\u2265 " : "") + count(n);
+}
+
 function foot(t) {
   const f = el("div", "foot");
   const s = t.store;
-  const backlog = el("span", s.backlog ? "warn" : "", "backlog " + s.backlog);
+  const backlog = el("span", s.backlog ? "warn" : "", backlogWords(s.backlog, s.at_least));
   backlog.dataset.backlog = String(s.backlog);
+  if (t.reported) {
+    backlog.title = "The table's last report, " + new Date(t.reported.at).toISOString()
+      .slice(11, 19) + " UTC by its clock: ledger at #" + count(t.reported.head) +
+      ", the broker had acknowledged every record through #" + count(t.reported.acked);
+  }
   f.append(backlog);
+  // The table's own count, in the words of `shoe-daemon status`; gone with the table.
+  if (s.to_send && !s.at_least) f.append(el("span", "warn", count(s.to_send) + " to send"));
   if (s.gap_at) f.append(el("span", "warn", "gap at #" + s.gap_at));
   if (s.behind_since) f.append(since("warn", "store behind ", s.behind_since, s.grace_ms));
   const a = t.alarms;
@@ -151,6 +166,9 @@ function render(t) {
   tile.dataset.shoe = t.shoe ? String(t.shoe.number) : "";
   tile.dataset.coup = t.coup ? String(t.coup.number) : "";
   tile.dataset.tip = String(t.store.tip);
+  tile.dataset.backlog = String(t.store.backlog);
+  tile.dataset.atLeast = t.store.at_least ? "yes" : "";
+  tile.dataset.toSend = String(t.store.to_send);
   const top = el("div", "top");
   top.append(el("span", "name", t.name || t.table),
              el("span", "house", [t.house, t.name && t.name !== t.table ? t.table : ""]
@@ -203,10 +221,14 @@ function floor(f) {
   offset = f.now - Date.now();
   const summary = $("summary");
   summary.replaceChildren(el("span", "", f.tables + " tables"));
-  for (const [count, words] of [[f.offline, "offline"], [f.held, "held"],
-                                [f.alarms, "with chain alarms"]]) {
-    summary.append(el("span", count ? "bad" : "", " \u00b7 " + count + " " + words));
+  for (const [n, words] of [[f.offline, "offline"], [f.held, "held"],
+                            [f.alarms, "with chain alarms"]]) {
+    summary.append(el("span", n ? "bad" : "", " \u00b7 " + n + " " + words));
   }
+  const backlog = el("span", f.backlog ? "bad" : "",
+                     " \u00b7 " + backlogWords(f.backlog, f.backlog_at_least));
+  backlog.id = "backlog";
+  summary.append(backlog);
   $("broker").classList.toggle("down", !f.broker);
   $("broker").textContent = f.broker ? "broker" : "broker unreachable";
   $("store").classList.toggle("down", !f.store.ok);
