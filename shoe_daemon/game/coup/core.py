@@ -113,6 +113,7 @@ class Core:
         self.held: Hold | None = None
         self.lines: list[dict[str, Any]] = []  # produced by the message being handled
         self.latching = False  # the console latches holds and faults (latches.py)
+        self.on_decided: Callable[[Coup], None] | None = None  # told of each decided coup
         self.latches: dict[str, Latch] = {}  # open ones, in the order they were opened
         self._holds_here = (0, 0, 0)  # (shoe, coup, holds raised in it): the latches' ids
 
@@ -210,3 +211,5 @@ class Core:
                 swiss_nine=swiss,
             )
         )
+        if self.on_decided is not None:
+            self.on_decided(coup)

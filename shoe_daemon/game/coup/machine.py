@@ -14,7 +14,7 @@ play and the hold (core.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from transitions import Machine
@@ -27,7 +27,7 @@ from shoe_daemon.game.coup.holds import Holds
 from shoe_daemon.game.coup.inventory import Inventory
 from shoe_daemon.game.coup.latches import Latches
 from shoe_daemon.game.coup.play import OrderOfPlay
-from shoe_daemon.game.coup.public import TableState, snapshot
+from shoe_daemon.game.coup.public import CoupState, TableState, coup_state, snapshot
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, NOT_HELD, STATES
 from shoe_daemon.game.rules import HouseProfile, Play
 
@@ -185,6 +185,11 @@ class CoupMachine:
     @property
     def latching(self) -> bool:
         return self._core.latching
+
+    def watch_decisions(self, told: Callable[[CoupState], None]) -> None:
+        """`told` gets each coup as it is decided, exposures and all (the console's recall,
+        which plays the ledger again, needs what was public at that moment)."""
+        self._core.on_decided = lambda coup: told(coup_state(coup))
 
     @property
     def waiting(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shoe_daemon.game.coup.core import Core, Latch
+from shoe_daemon.game.coup.core import Core, Coup, Latch
 from shoe_daemon.game.coup.latches import console_ways, only_supervisor
 
 
@@ -81,6 +81,17 @@ def latch_state(latch: Latch) -> LatchState:
     )
 
 
+def coup_state(coup: Coup) -> CoupState:
+    return CoupState(
+        number=coup.number,
+        last=coup.last,
+        punter=tuple(coup.punter),
+        banker=tuple(coup.banker),
+        exposed=frozenset(coup.exposed),
+        outcome=coup.outcome,
+    )
+
+
 def snapshot(core: Core, lamp: str) -> TableState:
     shoe, coup, held = core.shoe, core.coup, core.held
     open_last = coup is not None and coup.outcome is None and coup.last
@@ -95,14 +106,7 @@ def snapshot(core: Core, lamp: str) -> TableState:
             last_coup=shoe.last_coup_next or open_last,
             finished=shoe.finished,
         ),
-        coup=None if coup is None else CoupState(
-            number=coup.number,
-            last=coup.last,
-            punter=tuple(coup.punter),
-            banker=tuple(coup.banker),
-            exposed=frozenset(coup.exposed),
-            outcome=coup.outcome,
-        ),
+        coup=None if coup is None else coup_state(coup),
         hold=None if held is None or core.state != "on_hold" else HoldState(
             code=held.code.value, rule=held.rule, action=held.way_out.action
         ),
