@@ -85,6 +85,14 @@ class FeedShoe(Transport):
                                      f"{len(self.frames)}")
             time.sleep(0.005)
 
+    def wait_lamp(self, colour: str, timeout: float = 10.0) -> None:
+        """The host's lamp goes out after the ACKs of a batch: wait for it."""
+        deadline = time.monotonic() + timeout
+        while not self.lamps or self.lamps[-1] != colour:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the lamp is {self.lamps[-1:]}, not {colour}")
+            time.sleep(0.005)
+
     def read(self, timeout: float) -> bytes:
         with self._lock:
             pending = b"".join(self.frames[self.acked + 1:])
@@ -231,3 +239,23 @@ def console_table(state: Path, profile: str = "baden", **kw: Any) -> Iterator[Co
         yield table
     finally:
         table.stop()
+
+
+def people_by_cli(state_dir: Path, people: tuple[tuple[Any, ...], ...] = PEOPLE) -> None:
+    """The people made as a technician makes them: `shoe-daemon people add`, each secret on
+    standard input (never an argument)."""
+    import subprocess
+    import sys
+
+    from hil.processes import ROOT
+
+    state_dir.mkdir(parents=True, exist_ok=True)
+    for pid, name, role, pin, badge in people:
+        flags = ["--pin"] + (["--badge"] if badge else [])
+        secrets = pin + "\n" + (badge + "\n" if badge else "")
+        done = subprocess.run(
+            [sys.executable, "-m", "shoe_daemon.service.cli", "people", "add", pid, "--name",
+             name, "--role", role.value, *flags, "--state-dir", str(state_dir)],
+            cwd=ROOT, input=secrets, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert pin not in done.stdout and (not badge or badge not in done.stdout)

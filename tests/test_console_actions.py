@@ -45,7 +45,8 @@ def test_an_action_is_an_attributed_record_committed_before_its_lines(tmp_path):
         bob = t.client()
         assert bob.sign_in("bob", "1234")[0] == 200
         t.shoe.feed("HELLO:0badcafe SHOE DEAL 9C ?? KH 3S")
-        assert t.machine.state == "on_hold" and t.shoe.lamps[-1] == "RED"
+        t.shoe.wait_lamp("RED")
+        assert t.machine.state == "on_hold"
         status, body = bob.act("resolve", latch="hold-1-1-1", way="ENTER", card="5D",
                                reason="read from the card's face")
         assert status == 200, body
@@ -236,7 +237,8 @@ def test_a_fault_still_reported_is_a_supervisors_to_resolve(tmp_path):
         bob.sign_in("bob", "1234")
         ana.sign_in("ana", "4711")
         t.shoe.feed("HELLO:0badcafe SHOE FAULT:COVER_OPEN:ON DEAL 9C")
-        assert t.machine.state == "waiting_for_stakes" and t.shoe.lamps[-1] == "RED"
+        t.shoe.wait_lamp("RED")
+        assert t.machine.state == "waiting_for_stakes"
         status, body = bob.act("resolve", latch="fault-COVER_OPEN", reason="closed it")
         assert status == 403 and "only a supervisor may resolve it" in body["error"]
         t.shoe.feed("FAULT:COVER_OPEN:OFF")

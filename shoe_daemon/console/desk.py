@@ -105,7 +105,7 @@ class TableConsole(Protocol):
 
     def changed_people(self) -> dict[str, Any] | None: ...
 
-    def state(self, latches: tuple[LatchState, ...]) -> None: ...
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None: ...
 
 
 class Desk:
@@ -121,7 +121,7 @@ class Desk:
         self.log = log
         self.replay_file = replay_file
         self.refusals: deque[dict[str, Any]] = deque(maxlen=NOTICES)
-        self._latches: tuple[LatchState, ...] | None = None
+        self._latches: tuple[tuple[LatchState, ...], str] | None = None
         self._roster_digest = ""
 
     @property
@@ -155,11 +155,12 @@ class Desk:
         self._roster_digest = roster.digest
         return {"sha256": roster.digest, "people": [p.public() for p in roster.people]}
 
-    def state(self, latches: tuple[LatchState, ...]) -> None:
-        """The console's own state, pushed when it changed."""
-        if latches == self._latches or self.show is None:
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
+        """The console's own state (the latches, refused KEYs, the shoe's lamp), pushed when
+        it changed."""
+        if (latches, lamp) == self._latches or self.show is None:
             return
-        self._latches = latches
+        self._latches = (latches, lamp)
         body = {"latches": [latch_view(latch) for latch in latches],
-                "key_refusals": list(self.refusals)}
+                "key_refusals": list(self.refusals), "lamp": lamp}
         self.show(json.dumps(body, separators=(",", ":")).encode())

@@ -167,10 +167,10 @@ class ServiceLoop:
                 future.set_exception(Refused(500, "the table failed to take it: nothing was "
                                                   "done"))
             else:
+                if self.transport.is_open:  # a resolved latch turns the lamp at once; a
+                    with contextlib.suppress(TransportLost):  # line gone is found next turn
+                        self.link.send_lamp()
                 future.set_result(outcome)
-        if self.transport.is_open:  # a resolved latch turns the lamp at once; a line gone
-            with contextlib.suppress(TransportLost):  # is found by the next turn
-                self.link.send_lamp()
 
     def _sessions_ended(self, why: str, sessions: list[tuple[str, str, str]]) -> None:
         for person, role, session in sessions:

@@ -60,7 +60,7 @@ class _FileConsole:
     def changed_people(self) -> dict[str, Any] | None:
         return None
 
-    def state(self, latches: tuple[LatchState, ...]) -> None:
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
         return None
 
 
