@@ -273,6 +273,8 @@ class ConsoleServer:
 
     def _set(self, name: str, value: bytes) -> None:
         setattr(self, name, value)
+        if not self._clients:
+            return  # nobody watching: kept for the next request or stream
         event = b"event: state\ndata: " + self._shared() + b"\n\n"
         for client in list(self._clients):
             try:

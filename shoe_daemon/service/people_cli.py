@@ -105,6 +105,7 @@ def run_people(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                       f"badge:{'yes' if p.badge else 'no ':3} {p.name}", file=out)
             return 0
         people.path.parent.mkdir(parents=True, exist_ok=True)
+        people.key_path.parent.mkdir(parents=True, exist_ok=True)
         lock_path = people.path.with_name(f".{people.path.name}.lock")
         with lock_path.open("a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # two editors never lose each other's change

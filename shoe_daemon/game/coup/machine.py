@@ -27,7 +27,14 @@ from shoe_daemon.game.coup.holds import Holds
 from shoe_daemon.game.coup.inventory import Inventory
 from shoe_daemon.game.coup.latches import Latches
 from shoe_daemon.game.coup.play import OrderOfPlay
-from shoe_daemon.game.coup.public import CoupState, TableState, coup_state, snapshot
+from shoe_daemon.game.coup.public import (
+    CoupState,
+    LatchState,
+    TableState,
+    coup_state,
+    latch_state,
+    snapshot,
+)
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, NOT_HELD, STATES
 from shoe_daemon.game.rules import HouseProfile, Play
 
@@ -190,6 +197,12 @@ class CoupMachine:
         """`told` gets each coup as it is decided, exposures and all (the console's recall,
         which plays the ledger again, needs what was public at that moment)."""
         self._core.on_decided = lambda coup: told(coup_state(coup))
+
+    @property
+    def latches(self) -> tuple[LatchState, ...]:
+        """The open latches alone (the console asks after every commit: no whole snapshot)."""
+        latches = self._core.latches
+        return tuple(latch_state(latch) for latch in latches.values()) if latches else ()
 
     @property
     def waiting(self) -> int:
