@@ -138,6 +138,7 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         os.set_blocking(log_fd, False)
         buf = b""
         arrivals: list[float] = []
+        tail: list[bytes] = []  # the daemon's last log lines, to say why if results stop
 
         def drain(wait: float) -> None:
             nonlocal buf
@@ -149,6 +150,7 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 buf += os.read(log_fd, 65536)
                 *lines, buf = buf.split(b"\n")
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
+                tail[:] = (tail + lines)[-20:] if arrivals else (tail + lines)[-200:]
                 for line in lines:
                     if watch and b'"console.listening"' in line:
                         url = json.loads(line)["url"]
@@ -156,7 +158,15 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                                          daemon=True).start()
 
         try:
-            time.sleep(1.0)  # the daemon opens the port
+            # Write nothing before the daemon has opened the port: opening it flushes what
+            # waits there, and a game begun mid-stream is another game (a loaded machine
+            # can take seconds to start a daemon).
+            started = time.perf_counter()
+            while not any(b'"shoe.connected"' in line for line in tail):
+                if time.perf_counter() - started > 60:
+                    raise SystemExit("the daemon did not open the shoe's port within 60 s")
+                drain(0.1)
+            arrivals.clear()
             written: list[float] = []
             seconds_per_byte = 10.0 / baud if baud else 0.0
             seq = 0
@@ -192,7 +202,9 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
             os.close(master)
             os.close(slave)
     if len(arrivals) != len(written):
-        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived")
+        said = b"\n".join(tail).decode(errors="replace")
+        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived; the daemon "
+                         f"said last:\n{said}")
     return [(a - w) * 1000 for a, w in zip(arrivals, written, strict=True)]
 
 
