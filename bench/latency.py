@@ -10,11 +10,17 @@ paces: a croupier's (frames well apart, so each is handled alone) and line rate 
 fast as the baud rate carries them: any backlog would show as latency growing along the run).
 
     .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
+    .venv/bin/python bench/latency.py --console [--rounds 3]
+
+`--console` measures what the croupier's console costs the deciding frame when nobody acts
+on it: rounds of the croupier's pace alternating the daemon without the console, with it
+idle (listening, no client), and with it watched (a signed-in page's event stream open).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import platform
@@ -24,8 +30,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tty
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -87,17 +95,50 @@ def start_table(work: Path, profile: str, stderr: Any,
     return master, slave, daemon
 
 
+def watch_console(url: str, stop: threading.Event) -> None:
+    """A console page that only watches: signed in, its event stream open and read."""
+    host, port = url.split("//")[1].strip("/").rsplit(":", 1)
+    origin = f"http://{host}:{port}"
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    body = json.dumps({"id": str(uuid.uuid4()), "method": "pin", "person": "bench",
+                       "pin": "2468"})
+    conn.request("POST", "/api/sign-in", body=body, headers={
+        "Content-Type": "application/json", "Origin": origin})
+    response = conn.getresponse()
+    response.read()
+    cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
+    conn.request("GET", "/api/events", headers={"Cookie": cookie})
+    stream = conn.getresponse()
+    while not stop.is_set() and stream.readline():
+        pass
+    conn.close()
+
+
+def bench_people(state: Path) -> None:
+    """One croupier, so that a page can sign in."""
+    from shoe_daemon.console.people import Person, Role, people_paths
+
+    state.mkdir(parents=True, exist_ok=True)
+    file = people_paths(state)
+    roster = file.load(create_key=True).with_person(Person("bench", "Bench", Role.CROUPIER))
+    file.save(roster.pin_for("bench", "2468"))
+
+
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
-        extra: tuple[str, ...] = ()) -> list[float]:
+        extra: tuple[str, ...] = (), watch: bool = False) -> list[float]:
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
+        if "--console" in extra:
+            bench_people(work / "state")
+        stop_watching = threading.Event()
         master, slave, daemon = start_table(work, profile, subprocess.PIPE, extra)
         assert daemon.stderr is not None
         log_fd = daemon.stderr.fileno()  # `coup.result` is logged right after the file write
         os.set_blocking(log_fd, False)
         buf = b""
         arrivals: list[float] = []
+        tail: list[bytes] = []  # the daemon's last log lines, to say why if results stop
 
         def drain(wait: float) -> None:
             nonlocal buf
@@ -109,9 +150,23 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 buf += os.read(log_fd, 65536)
                 *lines, buf = buf.split(b"\n")
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
+                tail[:] = (tail + lines)[-20:] if arrivals else (tail + lines)[-200:]
+                for line in lines:
+                    if watch and b'"console.listening"' in line:
+                        url = json.loads(line)["url"]
+                        threading.Thread(target=watch_console, args=(url, stop_watching),
+                                         daemon=True).start()
 
         try:
-            time.sleep(1.0)  # the daemon opens the port
+            # Write nothing before the daemon has opened the port: opening it flushes what
+            # waits there, and a game begun mid-stream is another game (a loaded machine
+            # can take seconds to start a daemon).
+            started = time.perf_counter()
+            while not any(b'"shoe.connected"' in line for line in tail):
+                if time.perf_counter() - started > 60:
+                    raise SystemExit("the daemon did not open the shoe's port within 60 s")
+                drain(0.1)
+            arrivals.clear()
             written: list[float] = []
             seconds_per_byte = 10.0 / baud if baud else 0.0
             seq = 0
@@ -134,16 +189,22 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                         drain(max(0.0, end - time.perf_counter()))
                 else:
                     drain(0)
-            deadline = time.perf_counter() + 10
+            deadline = time.perf_counter() + 10  # 10 s without a result: it is not coming
             while len(arrivals) < len(written) and time.perf_counter() < deadline:
+                got = len(arrivals)
                 drain(0.1)
+                if len(arrivals) > got:
+                    deadline = time.perf_counter() + 10
         finally:
+            stop_watching.set()
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(10)
             os.close(master)
             os.close(slave)
     if len(arrivals) != len(written):
-        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived")
+        said = b"\n".join(tail).decode(errors="replace")
+        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived; the daemon "
+                         f"said last:\n{said}")
     return [(a - w) * 1000 for a, w in zip(arrivals, written, strict=True)]
 
 
@@ -166,8 +227,25 @@ def main() -> None:
                         help="seconds between frames at a croupier's pace")
     parser.add_argument("--baud", type=int, default=115200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--console", action="store_true",
+                        help="compare the croupier's pace without the console, with it idle, "
+                             "and with a page watching it")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     print("machine:", machine_name())
+    if args.console:
+        console = ("--console", "127.0.0.1:0")
+        variants = {"without the console": ((), False), "console idle": (console, False),
+                    "console watched": (console, True)}
+        medians: dict[str, list[float]] = {name: [] for name in variants}
+        for n in range(args.rounds):
+            for name, (extra, watch) in variants.items():
+                ms = run(args.profile, args.coups, args.gap, None, args.seed + n, extra, watch)
+                medians[name].append(report(f"{name} (seed {args.seed + n})", ms)["p50_ms"])
+        for name, values in medians.items():
+            print(f"{name:28} median of the rounds' p50: {statistics.median(values):.3f} ms "
+                  f"({', '.join(f'{v:.3f}' for v in values)})")
+        return
     report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed))
     report(f"line rate {args.baud} baud", run(args.profile, args.coups, 0, args.baud, args.seed))
     report("line rate 921600 baud", run(args.profile, args.coups, 0, 921600, args.seed))
