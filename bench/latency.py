@@ -9,17 +9,22 @@ the moment that log line arrives, so the ledger's commit is inside the figure. T
 paces: a croupier's (frames well apart, so each is handled alone) and line rate (frames as
 fast as the baud rate carries them: any backlog would show as latency growing along the run).
 
+    .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
+    .venv/bin/python bench/latency.py --console [--rounds 3]
+
 With `--sse-clients N` (50 by default) the table display has N screens watching it
 (Server-Sent Events clients in a process of their own, `bench/sse_swarm.py`), as issue 13
 asks: the results line must not wait for the screens.
 
-    .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
-            [--sse-clients 50]
+`--console` measures what the croupier's console costs the deciding frame when nobody acts
+on it: rounds of the croupier's pace alternating the daemon without the console, with it
+idle (listening, no client), and with it watched (a signed-in page's event stream open).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import platform
@@ -29,8 +34,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tty
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -101,19 +108,51 @@ def start_table(work: Path, profile: str, stderr: Any,
     return master, slave, daemon
 
 
+def watch_console(url: str, stop: threading.Event) -> None:
+    """A console page that only watches: signed in, its event stream open and read."""
+    host, port = url.split("//")[1].strip("/").rsplit(":", 1)
+    origin = f"http://{host}:{port}"
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    body = json.dumps({"id": str(uuid.uuid4()), "method": "pin", "person": "bench",
+                       "pin": "2468"})
+    conn.request("POST", "/api/sign-in", body=body, headers={
+        "Content-Type": "application/json", "Origin": origin})
+    response = conn.getresponse()
+    response.read()
+    cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
+    conn.request("GET", "/api/events", headers={"Cookie": cookie})
+    stream = conn.getresponse()
+    while not stop.is_set() and stream.readline():
+        pass
+    conn.close()
+
+
+def bench_people(state: Path) -> None:
+    """One croupier, so that a page can sign in."""
+    from shoe_daemon.console.people import Person, Role, people_paths
+
+    state.mkdir(parents=True, exist_ok=True)
+    file = people_paths(state)
+    roster = file.load(create_key=True).with_person(Person("bench", "Bench", Role.CROUPIER))
+    file.save(roster.pin_for("bench", "2468"))
+
+
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
-        extra: tuple[str, ...] = (), sse_clients: int = 0) -> list[float]:
+        extra: tuple[str, ...] = (), watch: bool = False, sse_clients: int = 0) -> list[float]:
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
+        if "--console" in extra:
+            bench_people(work / "state")
+        stop_watching = threading.Event()
         master, slave, daemon = start_table(work, profile, subprocess.PIPE, extra)
         assert daemon.stderr is not None
         log_fd = daemon.stderr.fileno()  # `coup.result` is logged right after the file write
         os.set_blocking(log_fd, False)
         buf = b""
         arrivals: list[float] = []
-        url: list[str] = []
-        connected: list[bytes] = []
+        tail: list[bytes] = []  # the daemon's last log lines, to say why if results stop
+        display: list[str] = []  # the display's URL, once the daemon says it
         swarm: Swarm | None = None
 
         def drain(wait: float) -> None:
@@ -126,19 +165,30 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 buf += os.read(log_fd, 65536)
                 *lines, buf = buf.split(b"\n")
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
-                url.extend(json.loads(line)["url"] for line in lines
-                           if b'"display.listening"' in line)
-                connected.extend(line for line in lines if b'"shoe.connected"' in line)
+                tail[:] = (tail + lines)[-20:] if arrivals else (tail + lines)[-200:]
+                for line in lines:
+                    if b'"display.listening"' in line:
+                        display.append(json.loads(line)["url"])
+                    if watch and b'"console.listening"' in line:
+                        url = json.loads(line)["url"]
+                        threading.Thread(target=watch_console, args=(url, stop_watching),
+                                         daemon=True).start()
 
         try:
-            start = time.perf_counter()
-            while not connected or (sse_clients and not url):
-                drain(0.05)  # the daemon binds its display and opens the port
-                if time.perf_counter() > start + 30:
-                    raise SystemExit("the daemon did not open the port and its display")
+            # Write nothing before the daemon has opened the port: opening it flushes what
+            # waits there, and a game begun mid-stream is another game (a loaded machine
+            # can take seconds to start a daemon).
+            started = time.perf_counter()
+            while not any(b'"shoe.connected"' in line for line in tail):
+                if time.perf_counter() - started > 60:
+                    raise SystemExit("the daemon did not open the shoe's port within 60 s")
+                drain(0.1)
             if sse_clients:
-                swarm = Swarm(url[0], sse_clients)
+                while not display:
+                    drain(0.1)
+                swarm = Swarm(display[0], sse_clients)
                 swarm.start()
+            arrivals.clear()
             written: list[float] = []
             seconds_per_byte = 10.0 / baud if baud else 0.0
             seq = 0
@@ -161,10 +211,14 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                         drain(max(0.0, end - time.perf_counter()))
                 else:
                     drain(0)
-            deadline = time.perf_counter() + 10
+            deadline = time.perf_counter() + 10  # 10 s without a result: it is not coming
             while len(arrivals) < len(written) and time.perf_counter() < deadline:
+                got = len(arrivals)
                 drain(0.1)
+                if len(arrivals) > got:
+                    deadline = time.perf_counter() + 10
         finally:
+            stop_watching.set()
             if swarm is not None:
                 events = swarm.events.value
                 swarm.stop()
@@ -175,7 +229,9 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
             os.close(master)
             os.close(slave)
     if len(arrivals) != len(written):
-        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived")
+        said = b"\n".join(tail).decode(errors="replace")
+        raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived; the daemon "
+                         f"said last:\n{said}")
     return [(a - w) * 1000 for a, w in zip(arrivals, written, strict=True)]
 
 
@@ -198,10 +254,27 @@ def main() -> None:
                         help="seconds between frames at a croupier's pace")
     parser.add_argument("--baud", type=int, default=115200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--console", action="store_true",
+                        help="compare the croupier's pace without the console, with it idle, "
+                             "and with a page watching it")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sse-clients", type=int, default=50,
                         help="screens watching the display (0: none)")
     args = parser.parse_args()
     print("machine:", machine_name(), "| load:", load())
+    if args.console:
+        console = ("--console", "127.0.0.1:0")
+        variants = {"without the console": ((), False), "console idle": (console, False),
+                    "console watched": (console, True)}
+        medians: dict[str, list[float]] = {name: [] for name in variants}
+        for n in range(args.rounds):
+            for name, (extra, watch) in variants.items():
+                ms = run(args.profile, args.coups, args.gap, None, args.seed + n, extra, watch)
+                medians[name].append(report(f"{name} (seed {args.seed + n})", ms)["p50_ms"])
+        for name, values in medians.items():
+            print(f"{name:28} median of the rounds' p50: {statistics.median(values):.3f} ms "
+                  f"({', '.join(f'{v:.3f}' for v in values)})")
+        return
     n = args.sse_clients
     report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed,
                                 sse_clients=n))

@@ -29,6 +29,14 @@ def opens_shoe(body: FrameBody) -> bool:
     return body["type"] == "BTN" and body["fields"][:1] == [BTN_SHOE]
 
 
+def restore_point(body: FrameBody) -> bool:
+    """A `BTN,SHOE` that started its shoe when it came, so that the game can be rebuilt from
+    it alone. The daemon records `started: false` on one that did not (it waited behind a
+    hold or the croupier's console's latch, or came inside a coup); older records never say
+    so, and every `BTN,SHOE` of theirs counts as before."""
+    return opens_shoe(body) and body.get("started", True) is not False
+
+
 def hello_boot_id(body: FrameBody) -> str | None:
     """The boot id a `HELLO` announces (its fifth field), or None for any other frame."""
     return body["fields"][4] if body["type"] == "HELLO" else None

@@ -75,18 +75,25 @@ def start_daemon(
     return subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=log, text=True, env=env)
 
 
-def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.0) -> str:
-    """The display's URL, from the daemon's `display.listening` log line."""
+def display_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.0,
+                event: str = "display.listening") -> str:
+    """The display's URL, from the daemon's `display.listening` log line (or `event`'s:
+    `console.listening` for the croupier's console)."""
     deadline = time.monotonic() + timeout
     log = workdir / "daemon.log"
     while time.monotonic() < deadline:
         for line in log.read_text().splitlines() if log.exists() else []:
-            if '"display.listening"' in line:
+            if f'"{event}"' in line:
                 return str(json.loads(line)["url"])
         if proc.poll() is not None:
             raise RuntimeError(f"the daemon exited {proc.returncode}: {log.read_text()[-2000:]}")
         time.sleep(0.05)
-    raise RuntimeError("the daemon did not announce its display")
+    raise RuntimeError(f"the daemon did not announce {event}")
+
+
+def console_url(workdir: Path, proc: subprocess.Popen[str], timeout: float = 10.0) -> str:
+    """The croupier's console's URL (`--console`), from the daemon's log."""
+    return display_url(workdir, proc, timeout, "console.listening")
 
 
 def stop(proc: subprocess.Popen[str], timeout: float = 30.0) -> int:

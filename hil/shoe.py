@@ -680,7 +680,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m hil.shoe",
         description="A simulated card shoe on a pty or a USB socket, with ground truth.")
     p.add_argument("--profile", required=True, choices=sorted(PROFILES))
-    p.add_argument("--shoes", type=int, required=True)
+    p.add_argument("--shoes", type=int, default=1)
+    p.add_argument("--script", type=Path, default=None, metavar="FILE",
+                   help="play this script (hil/script.py notation) after the HELLO instead of "
+                        "dealt shoes; the truth is what the coup machine makes of it")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--packs", type=int, default=None)
     p.add_argument("--banco-solo", type=float, default=0.0, metavar="P",
@@ -701,6 +704,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--give-up", type=float, default=DEFAULT_GIVE_UP, metavar="SECONDS",
                    help="exit 3 after this long without ACK progress (default 30)")
     return p
+
+
+def script_session(profile: str, script: str, seed: int) -> Session:
+    """A scripted session: the HELLO, then the script's messages as written; the truth is
+    what a coup machine makes of them with the shoe's own ways out (no console)."""
+    from hil.script import parse_script
+    from shoe_daemon.game.coup import CoupMachine
+    from shoe_daemon.game.houses import get_profile
+
+    messages: list[Message] = [Hello(1, MODEL, SERIAL, FIRMWARE, boot_id_for(seed))]
+    messages += parse_script(script)
+    machine = CoupMachine(get_profile(profile))
+    results = [line for m in messages for line in machine.handle(m)
+               if line["event"] == "coup.result"]
+    return Session(messages, results)
 
 
 def session_for(profile: str, shoes: int, seed: int, packs: int | None,
@@ -725,9 +743,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--baud must be positive")
     pace = tuple(args.pace_range) if args.pace_range else (args.pace, args.pace)
     try:
-        session = session_for(args.profile, args.shoes, args.seed, args.packs, game_faults,
-                              args.banco_solo)
-    except ValueError as e:
+        if args.script is not None:
+            session = script_session(args.profile, args.script.read_text(), args.seed)
+        else:
+            session = session_for(args.profile, args.shoes, args.seed, args.packs, game_faults,
+                                  args.banco_solo)
+    except (ValueError, OSError) as e:
         parser.error(str(e))
     with args.truth.open("w") as truth:
         for result in session.results:

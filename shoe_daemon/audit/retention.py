@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drivers.records import opens_shoe
+from drivers.records import restore_point
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.layout import MANIFEST, SIGNATURE, check_manifest, iso, recorded_exports
 from shoe_daemon.audit.ledger import Ledger, LedgerError
@@ -64,7 +64,7 @@ def plan(state_dir: Path, keep_days: int, now_ns: int | None = None,
         shoe_start = None
         try:
             for record in reader.checked():
-                if record.kind == "frame" and opens_shoe(record.body):
+                if record.kind == "frame" and restore_point(record.body):
                     shoe_start = record.idx
         except VerifyFailed as e:
             raise VerifyFailed(f"ledger {reader.path}: {e}; nothing pruned") from e

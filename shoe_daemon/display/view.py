@@ -27,8 +27,9 @@ only, the bank and the limits from the console (`stakes.py`): none of them carri
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from shoe_daemon.display.history import History
@@ -42,6 +43,11 @@ from shoe_daemon.game.rules import Game, HouseProfile
 SHOWDOWN = ("banker", "punter", "egalite")  # outcomes reached by turning the cards over
 #: Cards behind the cut card where the house does not say (as the simulated croupier cuts).
 CUT_CARDS_BEHIND_UNSAID = 7
+
+#: What each irregularity means to a player, in English with the French game terms (the
+#: words file's default): for readers outside the table display, e.g. the console's recall.
+PLAYER_WORDS: Mapping[Code, str] = MappingProxyType(
+    {code: Words()[f"irregularity.{code}"] for code in Code})
 
 
 @dataclass

@@ -76,6 +76,18 @@ class WayOut:
         """The buttons this hold's resolution takes (KEY and VOID act during any hold)."""
         return frozenset(name for press in PRESSES[self.resolution] for name in press)
 
+    @property
+    def console_ways(self) -> tuple[str, ...]:
+        """The buttons the croupier's console offers for this way out: the last press of each
+        sequence, the console's signed-in supervisor standing for a supervisor's KEY. (The
+        supervisor's VOID is the console's own `void` action.)"""
+        return tuple(dict.fromkeys(press[-1] for press in PRESSES[self.resolution]))
+
+    @property
+    def supervised(self) -> bool:
+        """Whether this way out needs a supervisor (a KEY in its presses)."""
+        return any("KEY" in press for press in PRESSES[self.resolution])
+
 
 @dataclass(frozen=True, slots=True)
 class Kind:

@@ -134,6 +134,54 @@ def _floor(c: config.Config, found: Findings) -> None:
         found.errors.append(f"setting {e}")
 
 
+def _console(c: config.Config, found: Findings) -> None:
+    """The croupier's console: where, TLS, sessions, and the people file as `run` loads it."""
+    address = config.console_address(c)
+    if address is None:
+        found.say("console: off (no croupier's console; KEY badges are not checked)")
+        return
+    from shoe_daemon.console.people import PeopleError, Role, people_paths
+
+    host, port = address
+    shown = f"[{host}]" if ":" in host else host
+    scheme, how = ("https", "TLS") if c.console_cert else ("http", "this machine only, no TLS")
+    found.say(f"console: {scheme}://{shown}:{port}/ ({how}); a session ends after "
+              f"{c.console_idle} s without a request, {c.console_session} s at most")
+    if c.console_cert:
+        import ssl
+
+        from shoe_daemon.console.server import tls_context
+
+        try:
+            tls_context(c.console_cert, c.console_key)
+        except (OSError, ssl.SSLError) as e:
+            found.errors.append(f"settings 'console_cert' and 'console_key': cannot serve TLS "
+                                f"with them: {e}")
+    people = people_paths(c.state_dir, c.people)
+    if not people.path.exists():
+        found.say(f"people: none yet in {people.path}")
+        found.warnings.append("setting 'people': nobody can sign in at the console and no KEY "
+                              "badge is taken; add people with `shoe-daemon people add`")
+        return
+    try:
+        roster = people.load()
+    except PeopleError as e:
+        found.errors.append(f"setting 'people': {e}")
+        return
+    supervisors = sum(1 for p in roster.people if p.role is Role.SUPERVISOR)
+    croupiers = len(roster.people) - supervisors
+    found.say(f"people: {len(roster.people)} ({supervisors} supervisor"
+              f"{'' if supervisors == 1 else 's'}, {croupiers} croupier"
+              f"{'' if croupiers == 1 else 's'}) in {people.path}")
+    if not supervisors:
+        found.warnings.append("setting 'people': no supervisor: nothing that needs one (a void, "
+                              "a KEY) can be done")
+    for person in roster.people:
+        if person.pin is None and person.badge is None:
+            found.warnings.append(f"setting 'people': {person.id} has neither PIN nor badge and "
+                                  "cannot sign in")
+
+
 def check(settings: config.Config) -> Findings:
     """Everything `check-config` prints, from settings that `config.load` accepted."""
     found = Findings()
@@ -157,6 +205,7 @@ def check(settings: config.Config) -> Findings:
                  if c.display_terms == "french" else "the language's own game terms")
         found.say(f"  language: {words['languages'][c.display_language]} "
                   f"({c.display_language}), with {terms}")
+    _console(c, found)
     _floor(c, found)
     found.say(f"logs: {c.log_format} (journald's own fields when run by systemd)")
     return found

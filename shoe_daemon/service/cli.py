@@ -7,13 +7,17 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from shoe_daemon.audit import cli as audit
 from shoe_daemon.game.houses import PROFILES
 from shoe_daemon.odds import cli as odds
-from shoe_daemon.service import config, logs, replay
+from shoe_daemon.service import config, logs, people_cli, replay
+
+if TYPE_CHECKING:
+    from shoe_daemon.console.server import ConsoleServer
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,6 +29,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--profile", required=True, choices=sorted(PROFILES), help="house rules")
     rp.add_argument("capture", type=Path, help="file of raw shoe-to-host bytes")
+    rp.add_argument("--console", type=Path, metavar="FILE",
+                    help="the console file the daemon wrote beside the capture "
+                         "(captures/*.console.jsonl): play its actions too")
     run = sub.add_parser("run", help="run the daemon against a shoe")
     config.add_arguments(run)
     check = sub.add_parser("check-config", help="validate the settings and say what the "
@@ -36,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--config", type=Path, help="or the TOML file naming it")
     audit.add_audit_parser(sub)
     odds.add_odds_parser(sub)
+    people_cli.add_people_parser(sub)
     return parser
 
 
@@ -79,9 +87,17 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         log.info("display.listening", url=url)
     try:
+        console = _console(settings, log)
+    except _Refused as e:
+        if server is not None:
+            server.stop()
+        print(f"shoe-daemon run: {e}", file=sys.stderr)
+        return 2
+    try:
         try:
             service = ServiceLoop(settings, transport,
-                                  display=server.publish if server is not None else None)
+                                  display=server.publish if server is not None else None,
+                                  console=console)
         except LedgerError as e:
             print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
             return 1
@@ -98,6 +114,50 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.stop()
+        if console is not None:
+            console.stop()
+
+
+class _Refused(Exception):
+    """The console cannot start as configured; the message names the setting."""
+
+
+def _console(settings: config.Config, log: Any) -> ConsoleServer | None:
+    """The croupier's console's server, started on its own listener; None when it is off."""
+    address = config.console_address(settings)
+    if address is None:
+        return None
+    import ssl
+
+    from shoe_daemon.console.people import PeopleError, people_paths
+    from shoe_daemon.console.recall import Recall
+    from shoe_daemon.console.server import ConsoleServer, tls_context
+
+    people = people_paths(settings.state_dir, settings.people)
+    try:
+        roster = people.load(create_key=True)
+    except PeopleError as e:
+        raise _Refused(f"setting 'people': {e}") from None
+    context = None
+    if settings.console_cert:
+        try:
+            context = tls_context(settings.console_cert, settings.console_key)
+        except (OSError, ssl.SSLError) as e:
+            raise _Refused(f"settings 'console_cert' and 'console_key': cannot serve TLS with "
+                           f"them: {e}") from None
+    recall = Recall(settings.state_dir, settings.profile)
+    console = ConsoleServer(*address, people=people, recall=recall.answer, ssl_context=context,
+                            idle=settings.console_idle, longest=settings.console_session,
+                            log=log, loopback=config.is_loopback(address[0]))
+    try:
+        url = console.start()
+    except OSError as e:
+        raise _Refused(f"setting 'console': cannot serve the console on {settings.console}: "
+                       f"{e.strerror or e}") from None
+    log.info("console.listening", url=url, people=len(roster.people))
+    if not any(p.role.value == "supervisor" for p in roster.people):
+        log.warning("console.no_supervisor", people=str(people.path))
+    return console
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -123,8 +183,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.capture.is_file():
             print(f"shoe-daemon replay: no such capture file: {args.capture}", file=sys.stderr)
             return 2
+        if args.console is not None and not args.console.is_file():
+            print(f"shoe-daemon replay: no such console file: {args.console}", file=sys.stderr)
+            return 2
         try:
-            return replay.run(args.profile, args.capture)
+            return replay.run(args.profile, args.capture, console=args.console)
         except BrokenPipeError:
             # The reader went away (`| head`): stop quietly, as Unix filters do.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -141,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         return _status(args)
     if args.command == "odds":
         return odds.run_odds(args)
+    if args.command == "people":
+        return people_cli.run_people(args)
     return 2
 
 

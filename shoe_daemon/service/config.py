@@ -9,6 +9,7 @@ exception: it exists only in the file, and without it there is no link.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -71,6 +72,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("display_language", str, "en", "the table display's language", LANGUAGES),
     Setting("display_terms", str, "french", "the game's terms on the display (Banco, Punto, "
             "Égalité, Carte, Reste): french in every language, or the language's own", TERMS),
+    Setting("console", str, "off", "HOST:PORT the croupier's console is served on, never the "
+            "display's (off: no console; off loopback it needs console_cert and console_key)"),
+    Setting("console_cert", str, "", "the console's TLS certificate chain (PEM)"),
+    Setting("console_key", str, "", "the console's TLS private key (PEM)"),
+    Setting("people", str, "", "the people file: who may sign in at the console and whose "
+            "badge KEY takes (default STATE_DIR/people.json; `shoe-daemon people`)"),
+    Setting("console_idle", int, 900, "seconds without a request before a console session "
+            "ends (signed out)"),
+    Setting("console_session", int, 43200, "the longest a console session lasts, in seconds"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -98,6 +108,12 @@ class Config:
     http: str
     display_language: str = "en"
     display_terms: str = "french"
+    console: str = "off"
+    console_cert: str = ""
+    console_key: str = ""
+    people: str = ""
+    console_idle: int = 900
+    console_session: int = 43200
     floor: FloorConfig | None = None  # the file's [floor] table; None: no link
 
     def as_dict(self) -> dict[str, Any]:
@@ -120,16 +136,31 @@ def floor_summary(floor: FloorConfig) -> dict[str, Any]:
 HTTP_OFF = ("", "off")
 
 
-def http_address(value: str) -> tuple[str, int] | None:
-    """`HOST:PORT` (`[v6]:PORT` too) as (host, port); None when the display is off."""
+def http_address(value: str, setting: str = "http") -> tuple[str, int] | None:
+    """`HOST:PORT` (`[v6]:PORT` too) as (host, port); None when it is off."""
     if value.strip().lower() in HTTP_OFF:
         return None
     host, sep, port = value.strip().rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"setting 'http': {value!r} is not HOST:PORT with a port of 0 to "
-                          "65535 (or off)")
+        raise ConfigError(f"setting {setting!r}: {value!r} is not HOST:PORT with a port of 0 "
+                          "to 65535 (or off)")
     return host, int(port)
+
+
+def console_address(c: Config) -> tuple[str, int] | None:
+    """Where the croupier's console listens; None when it is off."""
+    return http_address(c.console, "console")
+
+
+def is_loopback(host: str) -> bool:
+    """Only this machine can reach it: PINs may then cross it without TLS."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -217,6 +248,31 @@ def _check(c: Config) -> None:
     if c.usb_backend and ":" not in c.usb_backend:
         raise ConfigError("setting 'usb_backend': expected module:callable")
     http_address(c.http)
+    _check_console(c)
     if c.results != "-" and Path(c.results).exists() and not Path(c.results).is_file():
         raise ConfigError(f"setting 'results': {c.results} is not a regular file (the daemon "
                           "completes it from the audit ledger at start; use - for stdout)")
+
+
+def _check_console(c: Config) -> None:
+    """The console's settings: its own listener, TLS off loopback, sane session lengths."""
+    address = console_address(c)
+    if address is None:
+        return
+    display = http_address(c.http)
+    if display is not None and display[1] != 0 and display == address:
+        raise ConfigError(f"setting 'console': {c.console} is the display's address; the "
+                          "console needs a listener of its own")
+    if bool(c.console_cert) != bool(c.console_key):
+        raise ConfigError("settings 'console_cert' and 'console_key': give both or neither")
+    if not is_loopback(address[0]) and not c.console_cert:
+        raise ConfigError(f"setting 'console': {address[0]} is not this machine alone, and PINs "
+                          "would cross the network in clear: give console_cert and console_key "
+                          "(TLS), or listen on 127.0.0.1")
+    for name in ("console_cert", "console_key"):
+        path = getattr(c, name)
+        if path and not Path(path).is_file():
+            raise ConfigError(f"setting {name!r}: {path} is not a file")
+    if not 60 <= c.console_idle <= c.console_session:
+        raise ConfigError("settings 'console_idle' and 'console_session': need 60 <= "
+                          "console_idle <= console_session")

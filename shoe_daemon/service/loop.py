@@ -28,6 +28,12 @@ from drivers.link import ShoeLink
 from drivers.transport import Transport, TransportLost, make_transport
 from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
+from shoe_daemon.console.actions import Action, Refused
+from shoe_daemon.console.desk import Desk
+from shoe_daemon.console.people import Role
+from shoe_daemon.console.replay_file import ReplayFileWriter, beside
+from shoe_daemon.console.server import ConsoleServer
+from shoe_daemon.console.sessions import Sessions
 from shoe_daemon.display import TableDisplay
 from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.game.houses import get_profile
@@ -60,36 +66,46 @@ class ServiceLoop:
     """One table's service: a transport, its link, the table above it, the status.
 
     `display` is where the table display's states go (the HTTP server's `publish`); None:
-    no display. LedgerError if the ledger cannot be opened, OSError if the results file
-    or the capture cannot, FloorConfigError (naming the setting) if the floor's CA or
-    certificate cannot be used.
+    no display. `console`: the croupier's console's server (started), whose inbox the loop
+    serves between its turns; None: no console, and the table plays exactly as without one.
+    LedgerError if the ledger cannot be opened, OSError if the results file or the capture
+    cannot, FloorConfigError (naming the setting) if the floor's CA or certificate cannot be
+    used.
     """
 
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
                  results: TextIO | None = None,
-                 display: Callable[[bytes], None] | None = None) -> None:
+                 display: Callable[[bytes], None] | None = None,
+                 console: ConsoleServer | None = None) -> None:
         self.config = config
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.stop_event = threading.Event()
         ledger = ledger or Ledger(config.state_dir)
         self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
-        # The table display gets committed state only: each frame's view is staged and shown
-        # after its batch's commit, or after a rebuild from the ledger. The floor gets the
-        # same public view, whether or not the HTTP display is on.
-        sinks = [sink for sink in (display, self.floor and self.floor.publish_state) if sink]
-        screen = TableDisplay(config.table, _fan_out(sinks), config.display_language,
-                              config.display_terms) if sinks else None
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self.capture_path: Path = captures / f"{stamp}-{os.getpid()}.cap"
         self.capture = self.capture_path.open("ab")
+        self.console = console
+        self.desk: Desk | None = None
+        if console is not None:
+            self.desk = Desk(console.people, console.inbox, console.publish_console, self.log,
+                             ReplayFileWriter(beside(self.capture_path), self.log))
+        # The table display gets committed state only: one view for each committed batch of
+        # frames, or after a rebuild from the ledger. The floor and the console get the same
+        # public view, whether or not the HTTP display is on.
+        sinks = [sink for sink in (display, self.floor and self.floor.publish_state,
+                                   console and console.publish_view) if sink]
+        screen = TableDisplay(config.table, _fan_out(sinks), config.display_language,
+                              config.display_terms) if sinks else None
         if results is None:
             results = sys.stdout if config.results == "-" else open(  # noqa: SIM115
                 config.results, "a+", encoding="utf-8")
         self.table = Table(get_profile(config.profile), ledger, results, screen, log=self.log,
-                           on_commit=self.floor.notify if self.floor else None)
+                           on_commit=self.floor.notify if self.floor else None,
+                           console=self.desk)
         self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
         self.notifier = Notifier()
         self.reporter = StatusReporter(config.table, config.profile, config.state_dir,
@@ -118,10 +134,49 @@ class ServiceLoop:
 
     def restore(self) -> None:
         """The table as the ledger has it, and delivery resuming after its last frame."""
-        self.link.resume(self.table.restore())
+        receiver = self.table.restore()
+        self.link.resume(receiver)
+        if self.desk is not None and self.desk.replay_file is not None:
+            self.desk.replay_file.resume(receiver.last_in_order, receiver.boot_id)
 
     def stop(self, *_: Any) -> None:
         self.stop_event.set()
+        if self.desk is not None:
+            self.desk.inbox.wake()
+
+    def serve_console(self) -> None:
+        """The console's requests, taken between the link's turns in this one thread, so
+        that each is ordered with the shoe's frames exactly as it is committed."""
+        desk = self.desk
+        if desk is None:
+            return
+        for request in desk.inbox.take():
+            future = request.future
+            if not future.set_running_or_notify_cancel():
+                continue  # the server stopped waiting for it before it was taken
+            if time.monotonic() > request.deadline and request.action.kind != "sign_out":
+                future.set_exception(Refused(503, "the table could not get to it in time: "
+                                                  "nothing was done"))
+                continue
+            try:
+                outcome = self.table.act(request.action)
+            except Refused as e:
+                future.set_exception(e)
+            except Exception:
+                self.log.exception("console.action_failed", kind=request.action.kind,
+                                   **self.table.where())
+                future.set_exception(Refused(500, "the table failed to take it: nothing was "
+                                                  "done"))
+            else:
+                if self.transport.is_open:  # a resolved latch turns the lamp at once; a
+                    with contextlib.suppress(TransportLost):  # line gone is found next turn
+                        self.link.send_lamp()
+                future.set_result(outcome)
+
+    def _sessions_ended(self, why: str, sessions: list[tuple[str, str, str]]) -> None:
+        for person, role, session in sessions:
+            self.table.end_session(Action(Sessions.new_id() + Sessions.new_id(), "sign_out", person,
+                                          Role(role), {"why": why, "session": session}))
 
     def install_signal_handlers(self) -> None:
         signal.signal(signal.SIGTERM, self.stop)
@@ -132,10 +187,14 @@ class ServiceLoop:
         self.reporter.starting()
         try:
             self.restore()
+            if self.desk is not None:  # a killed daemon's sessions: signed out now
+                self._sessions_ended("restarted", table.open_sessions())
             table.record("daemon.start", {
                 "version": __version__, "code_sha256": code_sha256(), "table": self.config.table,
                 "profile": self.config.profile, "config": self.config.as_dict(), "pid": os.getpid(),
             })
+            if self.desk is not None and (people := self.desk.changed_people()) is not None:
+                table.record("console.people", people)
         except LedgerError as e:
             self.log.error("ledger.unusable", error=str(e))
             self.reporter.failed(f"audit ledger unusable: {e}")
@@ -176,6 +235,7 @@ class ServiceLoop:
                     table.record("transport", {"event": "lost", "detail": str(e)})
                     self.transport.close()
                     down_since = time.monotonic()
+                self.serve_console()
         except Exception:
             # Unexpected: say so with the traceback, exit non-zero, let systemd restart us.
             self.log.exception("daemon.crash", **table.where())
@@ -183,12 +243,18 @@ class ServiceLoop:
         finally:
             self.reporter.stopping()
             self.transport.close()
+            if self.console is not None:
+                self.serve_console()  # what was already handed over is answered
+                self._sessions_ended("stopped", [(s.person, s.role.value, s.id)
+                                                 for s in self.console.close_sessions()])
             table.record("daemon.stop", table.where())
             if self.floor is not None:
                 self.floor.stop(drain=FLOOR_DRAIN)
             self.link.log_stats(force=True)
             with contextlib.suppress(OSError):
                 self.capture.close()
+            if self.desk is not None and self.desk.replay_file is not None:
+                self.desk.replay_file.close()
             if table.results is not None:
                 table.results.flush()
             self.log.info("daemon.stop", **table.where())
@@ -201,7 +267,11 @@ class ServiceLoop:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            self.stop_event.wait(min(left, self.reporter.slice))
+            if self.desk is not None:  # the console works while the shoe is away
+                self.desk.inbox.wait(min(left, self.reporter.slice))
+                self.serve_console()
+            else:
+                self.stop_event.wait(min(left, self.reporter.slice))
             self.reporter.beat()
 
 

@@ -4,19 +4,30 @@ ledger, with the decided coups printed as JSON Lines.
 
 Like gpsd's regression logs, a capture is the exact byte stream the shoe sent, noise,
 damaged frames and retransmissions included; replaying it must yield each frame once.
+
+`--console FILE` replays a run with the croupier's console: the console file the daemon
+wrote beside the capture (console/replay_file.py) gives where delivery resumed, what each
+KEY was taken for, and each action at its place among the frames, so the replay publishes
+the run's lines. A file that does not fit the capture is refused with where it went wrong.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from drivers.delivery import Receiver
+from drivers.framing import Frame
 from drivers.link import ShoeLink
-from shoe_daemon.game.coup import BETWEEN_COUPS
+from shoe_daemon.console.people import Roster
+from shoe_daemon.console.replay_file import ReplayFile, ReplayFileError
+from shoe_daemon.game.coup import BETWEEN_COUPS, LatchState
 from shoe_daemon.game.houses import get_profile
+from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.service.table import Table
 
 CHUNK = 65536
@@ -29,13 +40,72 @@ class ReplayOutcome:
     final_state: str = ""
 
 
-def replay_bytes(data: bytes, profile: str) -> ReplayOutcome:
-    """Decode, deliver in order and play a whole capture; return every published line."""
-    table = Table(get_profile(profile))  # no ledger: it plays and publishes, keeps nothing
+class _FileConsole:
+    """The console as its file recorded it: each KEY's decision, by the frame's place."""
+
+    replay_file = None
+    roster = Roster()
+
+    def __init__(self, file: ReplayFile) -> None:
+        self.file = file
+
+    def decide_key(self, badge: str, where: dict[str, Any], frame: int,
+                   seq: int) -> dict[str, Any]:
+        decision = self.file.keys.get(frame)
+        if decision is None or self.file.key_seqs.get(frame) != seq:
+            raise ReplayFileError(f"frame {frame} (seq {seq}) is a KEY the console file has no "
+                                  "decision for: the file does not fit this capture")
+        return decision
+
+    def changed_people(self) -> dict[str, Any] | None:
+        return None
+
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
+        return None
+
+
+class _ConsoleReplay(Table):
+    """The table with its console's actions played at their places among the frames."""
+
+    def __init__(self, profile: HouseProfile, file: ReplayFile) -> None:
+        super().__init__(profile, console=_FileConsole(file))
+        self.actions = deque(file.actions)
+
+    def frame_received(self, frame: Frame, kind: str) -> None:
+        self.due(self.frames_played)
+        super().frame_received(frame, kind)
+
+    def due(self, played: int, last: bool = False) -> None:
+        while self.actions and (self.actions[0][0] == played or last):
+            after, seq, body = self.actions.popleft()
+            if after != played or seq != (self._seq if played else None):
+                raise ReplayFileError(f"action {body.get('id')} comes after frame {after} "
+                                      f"(seq {seq}), but the capture has {played} frames "
+                                      f"(the last seq {self._seq}): the file does not fit")
+            self.replay_action(body)
+
+    @property
+    def _seq(self) -> int | None:
+        return self.frame
+
+
+def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None) -> ReplayOutcome:
+    """Decode, deliver in order and play a whole capture (with `console`, its run's console
+    actions at their places); return every published line. ReplayFileError if the console
+    file does not fit the capture."""
+    if console is None:
+        table = Table(get_profile(profile))  # no ledger: it plays and publishes, keeps nothing
+    else:
+        table = _ConsoleReplay(get_profile(profile), console)
     link = ShoeLink(table)  # no transport: nothing to acknowledge
+    if console is not None and console.resume_seq is not None:
+        link.resume(Receiver.resuming(console.resume_seq, console.resume_boot))
     receive = link.receive
     for start in range(0, len(data), CHUNK):
         receive(data[start : start + CHUNK])
+    if isinstance(table, _ConsoleReplay):
+        table.due(table.frames_played, last=True)
+        table.commit()
     d, r = link.decoder.stats, link.receiver.stats
     stats = {
         "frames": d.frames,
@@ -52,9 +122,15 @@ def replay_bytes(data: bytes, profile: str) -> ReplayOutcome:
     return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state)
 
 
-def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
+        console: Path | None = None) -> int:
     data = capture.read_bytes()
-    outcome = replay_bytes(data, profile)
+    try:
+        outcome = replay_bytes(data, profile,
+                               ReplayFile.read(console) if console is not None else None)
+    except ReplayFileError as e:
+        err.write(f"shoe-daemon replay: --console {console}: {e}\n")
+        return 2
     for line in outcome.lines:
         out.write(json.dumps(line) + "\n")
     err.write(" ".join(f"{k}={v}" for k, v in outcome.stats.items()) + "\n")

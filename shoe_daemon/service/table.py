@@ -12,6 +12,14 @@ delivery resumes after the last recorded frame, and the results file gets exactl
 recorded lines it lacks; after a failed commit (`rewind`) the game goes back the same way.
 
 Without a ledger (`shoe-daemon replay`) the table plays and publishes only.
+
+With the croupier's console (`console`, a `Desk`): the coup machine latches holds and
+faults, a shoe's KEY is decided against the people and recorded as the person it was taken
+for (console/play.py), a `BTN,SHOE` that did not start its shoe when it came is recorded as
+such (`started: false`, so a restore starts from one that did), and the console's actions
+are taken between the link's turns (`act`): admitted against the table now, applied, and
+committed with the lines they decided before anything is published or answered
+(console/actions.py). The restore then plays the ledger's frames and actions in their order.
 """
 
 from __future__ import annotations
@@ -30,8 +38,18 @@ import structlog
 from drivers.delivery import RESET, Receiver
 from drivers.framing import Frame
 from drivers.messages import Button, Fault, Hello, Message
-from drivers.records import frame_body, frame_message, hello_boot_id, opens_shoe
-from shoe_daemon.audit.ledger import Ledger, LedgerError
+from drivers.records import (
+    frame_body,
+    frame_message,
+    hello_boot_id,
+    opens_shoe,
+    restore_point,
+)
+from shoe_daemon.audit.ledger import Ledger, LedgerError, Record
+from shoe_daemon.console.actions import Action, Refused, admit
+from shoe_daemon.console.desk import Outcome, TableConsole
+from shoe_daemon.console.people import Roster
+from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
 from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.rules import HouseProfile
 
@@ -40,7 +58,7 @@ if TYPE_CHECKING:
 
 CLOCK_STEP_NS = 1_000_000_000  # wall clock moving 1 s off the monotonic clock is a step
 
-Record = tuple[str, dict[str, Any]]
+Item = tuple[str, dict[str, Any]]
 _NOTED = (Hello, Fault, Button)  # frames the log mentions besides what they decide
 
 
@@ -71,25 +89,36 @@ class Table:
 
     def __init__(self, profile: HouseProfile, ledger: Ledger | None = None,
                  results: TextIO | None = None, display: TableDisplay | None = None,
-                 log: Any = None, on_commit: Callable[[], None] | None = None) -> None:
+                 log: Any = None, on_commit: Callable[[], None] | None = None,
+                 console: TableConsole | None = None) -> None:
         self.ledger = ledger
         self.on_commit = on_commit  # told after each commit (the floor link); must not block
         self.results = results
         self.display = display
         self.log = log if log is not None else SILENT
-        self.machine = CoupMachine(profile)
+        self.console = console
+        self.machine = CoupMachine(profile, latching=console is not None)
         self.published: list[dict[str, Any]] = []  # the lines, when there is no results file
         self.frame: int | None = None  # seq of the frame being played, for the log
         self.boot_id: str | None = None
         self.ledger_down = False
         self.ledger_error = ""
-        self._backlog: list[Record] = []  # events not yet committed; they go first
-        self._records: list[Record] = []  # frames played and what they decided, not committed
+        self._backlog: list[Item] = []  # events not yet committed; they go first
+        self._records: list[Item] = []  # frames played and what they decided, not committed
         self._lines: list[dict[str, Any]] = []  # what to publish once committed
         self._hold: HoldInForce | None = None
         self._shown = True  # the display shows every committed frame (False: a batch waits)
         self._to_show: list[dict[str, Any]] = []  # committed lines the display has not taken
         self._clock_offset = time.time_ns() - time.monotonic_ns()
+        # The console's positions in the frame stream (this process), and what waits for
+        # the commit: KEY decisions as (index among the uncommitted frames, seq, decision).
+        self.frames_committed = 0
+        self.last_seq: int | None = None  # the last committed frame's
+        self._pending = 0
+        self._pending_seq: int | None = None
+        self._keys: list[tuple[int, int, dict[str, Any]]] = []
+        self._stale = False  # a failed commit of an action could not rewind the game yet
+        self._ahead = False  # a failed commit of frames: the game is ahead until rewound
 
     # ---- status ----------------------------------------------------------------------------
 
@@ -108,6 +137,16 @@ class Table:
         """The hold in force, if the coup is on hold."""
         return self._hold if self.machine.state == "on_hold" else None
 
+    @property
+    def frames_played(self) -> int:
+        """Frames this process has played, committed or about to be: the console's positions."""
+        return self.frames_committed + self._pending
+
+    @property
+    def roster(self) -> Roster:
+        """The people now configured (the console's); nobody without the console."""
+        return self.console.roster if self.console is not None else Roster()
+
     def where(self) -> dict[str, Any]:
         m = self.machine
         shoe = m.shoe.number if m.shoe else None
@@ -122,9 +161,13 @@ class Table:
         self.frame = frame.seq
         if isinstance(message, _NOTED):
             self._note(message, kind)
-        lines = self.machine.handle(message)
+        if self.console is None:
+            lines = self.machine.handle(message)
+            body = None
+        else:
+            lines, body = self._console_frame(frame.seq, message)
         if self.ledger is not None:
-            self._records.append(("frame", frame_body(frame.seq, message)))
+            self._records.append(("frame", body or frame_body(frame.seq, message)))
             self._records += [("result", {"line": line}) for line in lines]
         if lines:
             self._lines += lines
@@ -138,11 +181,16 @@ class Table:
             self._check_clock()
             if not self._records:
                 return True  # nothing new: the backlog waits for `idle`
-            if not self._append(self._records):
+            if self._stale or self._append(self._records) is None:
+                self._ahead = True
                 self._records.clear()
                 self._lines.clear()
+                self._keys.clear()
+                self._pending, self._pending_seq = 0, None
                 return False
             self._records.clear()
+        if self.console is not None:
+            self._positions_committed()
         for line in self._lines:
             self._publish(line)
         self._lines.clear()
@@ -151,6 +199,8 @@ class Table:
     def acknowledged(self) -> None:
         """The committed batch to the display, one view for the whole batch, after the ACK:
         the shoe never waits for the screen, and a burst of frames costs one view."""
+        if self.console is not None:
+            self._console_state()
         if self.display is None or self._shown:
             return
         self._shown = True
@@ -170,9 +220,11 @@ class Table:
         """After a failed commit the game ran ahead of the ledger: rebuild it from the ledger.
         None while the ledger cannot even be read (the shoe keeps resending)."""
         try:
-            return self._rebuild()
+            receiver = self._rebuild()
         except LedgerError:
             return None
+        self._stale = self._ahead = False
+        return receiver
 
     def record(self, kind: str, body: dict[str, Any]) -> None:
         """An event with no frame behind it: committed now if the ledger takes it, else later."""
@@ -196,26 +248,34 @@ class Table:
         return receiver
 
     def _rebuild(self) -> Receiver:
-        """The game and delivery as the ledger has them: its frames since the last BTN,SHOE.
+        """The game and delivery as the ledger has them: its frames (and with the console its
+        actions) since the last BTN,SHOE that started its shoe when it came.
 
         Shoes and the shoe's boot id in records `audit prune` removed come from its record.
         """
         assert self.ledger is not None
         kept = self.ledger.start()
-        shoes, start, last = kept.shoes, kept.first_idx, None
+        shoes, start, before, last = kept.shoes, kept.first_idx, kept.shoes, None
         for record in self.ledger.records(kinds=("frame",)):
             if opens_shoe(record.body):
-                shoes, start = shoes + 1, record.idx
+                shoes += 1
+                if restore_point(record.body):
+                    start, before = record.idx, shoes - 1
             last = record.body
-        self.machine = CoupMachine(self.machine.profile)
+        self.machine = CoupMachine(self.machine.profile, latching=self.console is not None)
         self._hold = None
         self._to_show.clear()  # the display is rebuilt from the ledger, which has them
         if last is None:
             if self.display is not None:
                 self.display.rebuild([])
             return Receiver()
-        frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
-        replayed = self.machine.restore(frames, max(shoes - 1, 0))
+        if self.console is None:
+            frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
+            replayed = self.machine.restore(frames, max(before, 0))
+        else:
+            replayed = self.machine.restore((), max(before, 0))
+            for record in self.ledger.records(start, ("frame", "action")):
+                replayed += self._replay(record)
         self._track_hold(replayed)
         recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
         if self.display is not None:
@@ -253,25 +313,25 @@ class Table:
 
     # ---- the ledger ---------------------------------------------------------------------------
 
-    def _append(self, records: list[Record]) -> bool:
-        """The backlog, then `records`, durably in the ledger; False (said once per outage,
-        the backlog kept) if the ledger refuses them."""
+    def _append(self, records: list[Item]) -> list[Record] | None:
+        """The backlog, then `records`, durably in the ledger (the records made); None (said
+        once per outage, the backlog kept) if the ledger refuses them."""
         assert self.ledger is not None
         try:
-            self.ledger.append_many(self._backlog + records)
+            made = self.ledger.append_many(self._backlog + records)
         except LedgerError as e:
             if not self.ledger_down:
                 self.log.error("ledger.write_failed", error=str(e), **self.where())
             self.ledger_down = True
             self.ledger_error = str(e.__cause__ or e)
-            return False
+            return None
         self._backlog.clear()
         if self.on_commit is not None:
             self.on_commit()
         if self.ledger_down:
             self.ledger_down = False
             self.log.info("ledger.recovered", **self.where())
-        return True
+        return made
 
     def _check_clock(self) -> None:
         offset = time.time_ns() - time.monotonic_ns()
@@ -279,6 +339,150 @@ class Table:
             self._backlog.append(("clock.step", {"jump_ns": offset - self._clock_offset}))
             self.log.warning("clock.step", jump_s=round((offset - self._clock_offset) / 1e9, 3))
         self._clock_offset = offset
+
+    # ---- the croupier's console --------------------------------------------------------------
+
+    def _console_frame(self, seq: int, message: Message) -> tuple[list[dict[str, Any]],
+                                                                  dict[str, Any]]:
+        """A frame played at a table with the console: a KEY decided against the people, a
+        SHOE that did not start its shoe marked so. Returns its lines and its record."""
+        assert self.console is not None
+        body = frame_body(seq, message)
+        game: Message | None = message
+        if is_key(message):
+            people = self.console.changed_people()
+            if people is not None:
+                self._backlog.append(("console.people", people))
+            assert isinstance(message, Button) and message.arg is not None
+            decision = self.console.decide_key(message.arg, self.where(),
+                                               frame=self.frames_played + 1, seq=seq)
+            body = key_record(body, decision)
+            game = game_message(message, body)
+            self._keys.append((self._pending, seq, decision))
+        lines = self.machine.handle(game) if game is not None else []
+        if opens_shoe(body) and (self.machine.state != "waiting_for_stakes"
+                                 or self.machine.waiting):
+            body["started"] = False  # it waited, or was held: no restore starts here
+        self._pending += 1
+        self._pending_seq = seq
+        return lines, body
+
+    def _positions_committed(self) -> None:
+        """The batch is in the ledger: its KEY decisions to the console file, and the count
+        of frames committed in this process moves on."""
+        assert self.console is not None
+        writer = self.console.replay_file
+        if writer is not None:
+            for index, seq, decision in self._keys:
+                writer.key(self.frames_committed + index + 1, seq, decision)
+        self._keys.clear()
+        self.frames_committed += self._pending
+        if self._pending_seq is not None:
+            self.last_seq = self._pending_seq
+        self._pending, self._pending_seq = 0, None
+
+    def act(self, action: Action) -> Outcome:
+        """One of the console's actions, in the table's loop: admitted against the table now,
+        applied, committed with the lines it decided (the action first), then published.
+        Refused, with nothing kept, if it may not be taken or the ledger refuses it."""
+        assert self.console is not None
+        if self.ledger is not None and (self._ahead or self._stale):
+            try:  # the game ran ahead of a refused commit: back to the ledger first
+                self._rebuild()
+                self._ahead = self._stale = False
+            except LedgerError:
+                return self._ledger_refused(action)
+        people = self.console.changed_people()
+        if people is not None:
+            self._backlog.append(("console.people", people))
+        kind = admit(self, action)
+        try:
+            lines = kind.apply(self, action)
+        except ValueError as e:  # the game refused what the check let through: nothing kept
+            self._rewind_game()
+            raise Refused(409, str(e)) from e
+        record = action.record()
+        index = None
+        if self.ledger is not None:
+            made = self._append([("action", record), *(("result", {"line": x}) for x in lines)])
+            if made is None:
+                self._rewind_game()
+                return self._ledger_refused(action)
+            index = next(r.idx for r in made if r.kind == "action")
+        writer = self.console.replay_file
+        if writer is not None:
+            writer.action(self.frames_committed, self.last_seq, record)
+        self.log.info("console.action", kind=action.kind, by=action.by, role=action.role.value,
+                      args=dict(action.args), ledger_index=index, **self.where())
+        for line in lines:
+            self._publish(line)
+        self._track_hold(lines)
+        self._shown = False  # the action's effect is shown now, as a batch of its own
+        self.acknowledged()
+        return Outcome(record, lines, index)
+
+    def replay_action(self, body: dict[str, Any]) -> None:
+        """A recorded action played again where no ledger is kept (`replay --console`): its
+        lines are published with the next commit, in their order among the frames'."""
+        lines = play_action(self, body)
+        self._lines += lines
+        self._track_hold(lines)
+
+    def _ledger_refused(self, action: Action) -> Outcome:
+        """Refused: the ledger would not take it. A sign-out is never refused: it is kept
+        for the ledger, which takes it as soon as it can."""
+        if action.kind == "sign_out":
+            self.end_session(action)
+            return Outcome(action.record(), [], None)
+        raise Refused(503, "the audit ledger refused the record: nothing was done; try again")
+
+    def end_session(self, action: Action) -> None:
+        """A sign-out no one can refuse (a session expired, the daemon stops): recorded now if
+        the ledger takes it, else as soon as it does."""
+        self.record("action", action.record())
+        if self.console is not None and self.console.replay_file is not None:
+            self.console.replay_file.action(self.frames_committed, self.last_seq,
+                                            action.record())
+
+    def open_sessions(self) -> list[tuple[str, str, str]]:
+        """(person, role, session) signed in after the last start and never signed out: a
+        daemon that was killed left them; the next start signs them out."""
+        assert self.ledger is not None
+        starts = [r.idx for r in self.ledger.records(kinds=("daemon.start",))]
+        if not starts:
+            return []
+        open_: dict[str, tuple[str, str, str]] = {}
+        for record in self.ledger.records(starts[-1], ("action",)):
+            body = record.body
+            session = body.get("args", {}).get("session")
+            if body.get("kind") == "sign_in" and session:
+                open_[session] = (body["by"], body["role"], session)
+            elif body.get("kind") == "sign_out":
+                open_.pop(session, None)
+        return list(open_.values())
+
+    def _replay(self, record: Record) -> list[dict[str, Any]]:
+        """A frame or an action of the ledger played again (restore)."""
+        if record.kind == "frame":
+            return play_frame(self.machine, record.body)
+        return play_action(self, record.body)
+
+    def _rewind_game(self) -> None:
+        """The game ran ahead of the ledger with an action that was not kept: back to the
+        ledger. If even reading it fails, the next commit fails too, and the link rewinds."""
+        if self.ledger is None:
+            return
+        try:
+            self._rebuild()
+        except LedgerError:
+            self._stale = True
+
+    def _console_state(self) -> None:
+        assert self.console is not None
+        try:
+            self.console.state(self.machine.latches, self.lamp)
+        except Exception:
+            self.log.exception("console.failed", **self.where())
 
     # ---- what a frame says besides the game ---------------------------------------------------
 
@@ -295,7 +499,7 @@ class Table:
                 boot_id=message.boot_id, **self.where())
         elif isinstance(message, Fault):
             self.log.warning("shoe.fault", code=message.code, on=message.on, **self.where())
-        elif isinstance(message, Button) and message.name == "KEY":
+        elif isinstance(message, Button) and message.name == "KEY" and self.console is None:
             self.log.info("supervisor.key", badge=message.arg, **self.where())
 
     def _track_hold(self, lines: list[dict[str, Any]]) -> None:

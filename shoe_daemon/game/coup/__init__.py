@@ -5,7 +5,13 @@ See shoe_daemon/game/coup/machine.py for the machine and docs/coup-machine.md.
 
 from shoe_daemon.game.coup.core import Coup, Hold, Shoe
 from shoe_daemon.game.coup.machine import CoupMachine
-from shoe_daemon.game.coup.public import CoupState, HoldState, ShoeState, TableState
+from shoe_daemon.game.coup.public import (
+    CoupState,
+    HoldState,
+    LatchState,
+    ShoeState,
+    TableState,
+)
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, STATES
 
 __all__ = [
@@ -17,6 +23,7 @@ __all__ = [
     "CoupState",
     "Hold",
     "HoldState",
+    "LatchState",
     "Shoe",
     "ShoeState",
     "TableState",

@@ -66,6 +66,27 @@ class Hold:
     way_out: WayOut  # the buttons that lift it, and the instruction that names them
     resume: str  # the state play goes back to
     message: Message | None = None  # the held card or button
+    latch: str | None = None  # the latch it left, when the console latches holds
+
+
+@dataclass
+class Latch:
+    """A hold or a shoe fault the croupier's console must sign off (latching machines only).
+
+    It stays open after the shoe's own way out lifted the hold, until the console's
+    resolution; while one is open the lamp is red and no coup may start (latches.py).
+    """
+
+    id: str  # hold-<shoe>-<coup>-<n> or fault-<code>
+    kind: str  # "hold" or "fault"
+    code: str  # the hold's irregularity code, or the shoe's FAULT code
+    rule: str
+    action: str  # what the croupier is told
+    shoe: int
+    coup: int
+    hold: Hold | None = None  # the hold, while the machine still holds play for it
+    lifted: tuple[str, str] | None = None  # (how, by): the shoe's way out lifted the hold
+    on: bool = False  # a fault the shoe still reports
 
 
 class Core:
@@ -91,6 +112,10 @@ class Core:
         self.coup: Coup | None = None
         self.held: Hold | None = None
         self.lines: list[dict[str, Any]] = []  # produced by the message being handled
+        self.latching = False  # the console latches holds and faults (latches.py)
+        self.on_decided: Callable[[Coup], None] | None = None  # told of each decided coup
+        self.latches: dict[str, Latch] = {}  # open ones, in the order they were opened
+        self._holds_here = (0, 0, 0)  # (shoe, coup, holds raised in it): the latches' ids
 
     def where(self) -> tuple[int, int]:
         shoe = self.shoe.number if self.shoe is not None else 0
@@ -135,10 +160,26 @@ class Core:
         self.held = Hold(code, rule, way_out, resume=self.state, message=message)
         self.hold()
         self.irregularity(code, detail, rule=rule, way_out=way_out)
+        if self.latching:
+            self._latch(self.held)
 
     def resolved(self, hold: Hold, how: str, by: str) -> None:
         shoe, coup = self.where()
         self.lines.append(results.resolution(code=hold.code, shoe=shoe, coup=coup, how=how, by=by))
+        latch = self.latches.get(hold.latch or "")
+        if latch is not None:  # lifted on the shoe: the console's sign-off is still due
+            latch.hold, latch.lifted = None, (how, by)
+
+    def _latch(self, hold: Hold) -> None:
+        """Open the latch of a hold just raised; its id numbers the holds of the coup."""
+        shoe, coup = self.where()
+        here, raised = self._holds_here[:2], self._holds_here[2]
+        n = raised + 1 if here == (shoe, coup) else 1
+        self._holds_here = (shoe, coup, n)
+        latch = Latch(f"hold-{shoe}-{coup}-{n}", "hold", hold.code.value, hold.rule,
+                      hold.way_out.action, shoe, coup, hold=hold)
+        hold.latch = latch.id
+        self.latches[latch.id] = latch
 
     # ---- transition callbacks ----------------------------------------------------------
 
@@ -170,3 +211,5 @@ class Core:
                 swiss_nine=swiss,
             )
         )
+        if self.on_decided is not None:
+            self.on_decided(coup)

@@ -54,26 +54,44 @@ class Holds:
             return self.queue.popleft()
         return None
 
+    def next_latched(self, blocked: Callable[[Message], bool]) -> Message | None:
+        """The next message to play from the queue of a latching machine, where a whole coup
+        may have waited behind the console's latch: while play is held, the first waiting
+        message that lifts the hold, as if it had come now (the others keep waiting, in
+        order); else the next one, unless `blocked` (a coup may not start yet)."""
+        queue = self.queue
+        if not queue:
+            return None
+        if self.core.state == "on_hold":
+            for i, message in enumerate(queue):
+                if self.lifts(message):
+                    del queue[i]
+                    return message
+            return None
+        return None if blocked(queue[0]) else queue.popleft()
+
     # ---- what lifts a hold -------------------------------------------------------------------
 
-    def resolve(self, button: Button, route: Callable[[Card], None]) -> bool:
+    def resolve(self, button: Button, route: Callable[[Card], None],
+                by: str = "croupier") -> bool:
         """Lift the hold with this button if its way out takes it; True if the button was used.
 
-        `route` plays a card the hold lets go as the order of play places it.
+        `route` plays a card the hold lets go as the order of play places it; `by` is who
+        acted (the shoe's buttons are the croupier's; the console names its signed-in person).
         """
         hold = self.core.held
         assert hold is not None
         how, name, held = hold.way_out.resolution, button.name, hold.message
         if how is Resolution.ENTER and name == "ENTER":
             assert isinstance(held, Card) and button.arg is not None
-            self._release(f"ENTER {button.arg}", "croupier")
+            self._release(f"ENTER {button.arg}", by)
             card = Card(button.arg, held.face, held.dest)
             if not self.inventory.foreign(card):
                 route(card)
             return True
         if how is Resolution.DECLARE and name in ("CARTE", "RESTE"):
             assert isinstance(held, Card)
-            self._release(name, "croupier")
+            self._release(name, by)
             self.drawing.declare(name)
             route(held)
             return True
@@ -81,7 +99,7 @@ class Holds:
             # 000 rule 21: OK, the banker takes the card drawn by mistake; STAND, it is
             # discarded. Either way the coup is decided as redressed.
             assert isinstance(held, Card) and self.core.coup is not None
-            self._release(name, "croupier")
+            self._release(name, by)
             self.core.coup.redress_pending = False
             if name == "OK":
                 self.drawing.place("B", held)
@@ -98,7 +116,7 @@ class Holds:
             self.inventory.check_exhausted()
             return True
         if how is Resolution.OK:
-            self._release("OK", "croupier")
+            self._release("OK", by)
             if hold.code is Code.WRONG_ORDER:
                 assert isinstance(held, Card)
                 # Rectified by the croupier (000 rule 12): the card takes its right place.

@@ -14,7 +14,7 @@ play and the hold (core.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from transitions import Machine
@@ -25,8 +25,16 @@ from shoe_daemon.game.coup.core import Core, Coup, Hold, Shoe
 from shoe_daemon.game.coup.drawing import Drawing
 from shoe_daemon.game.coup.holds import Holds
 from shoe_daemon.game.coup.inventory import Inventory
+from shoe_daemon.game.coup.latches import Latches
 from shoe_daemon.game.coup.play import OrderOfPlay
-from shoe_daemon.game.coup.public import TableState, snapshot
+from shoe_daemon.game.coup.public import (
+    CoupState,
+    LatchState,
+    TableState,
+    coup_state,
+    latch_state,
+    snapshot,
+)
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, NOT_HELD, STATES
 from shoe_daemon.game.rules import HouseProfile, Play
 
@@ -70,16 +78,23 @@ class CoupMachine:
 
     `handle(message)` feeds one accepted frame's message and returns, in order, the lines
     it produced: results and irregularities (JSON-able dicts, see shoe_daemon.game.results).
+
+    `latching` (the croupier's console is on): holds and shoe faults leave latches that only
+    the console's `resolve` closes, and its supervisor's `void` ends the coup in play
+    (latches.py). Each returns the lines it produced, as `handle` does.
     """
 
-    def __init__(self, profile: HouseProfile) -> None:
+    def __init__(self, profile: HouseProfile, latching: bool = False) -> None:
         self.profile = profile
         self._core = core = Core(profile)
+        core.latching = latching
         self._inventory = Inventory(core)
         self._drawing = Drawing(core)
         self._holds = Holds(core, self._inventory, self._drawing)
+        self._latches = Latches(core, self._holds)
         calls = Calls(core, self._drawing)
-        self._play = OrderOfPlay(core, self._inventory, self._drawing, calls, self._holds)
+        self._play = OrderOfPlay(core, self._inventory, self._drawing, calls, self._holds,
+                                 self._latches)
         self._machine = Machine(
             model=core,
             states=STATES,
@@ -107,15 +122,54 @@ class CoupMachine:
 
     def handle(self, message: Message) -> list[dict[str, Any]]:
         """Play one message; return the lines it produced, in order."""
-        lines = self._core.lines = []
-        if self._core.state == "on_hold" and not self._holds.lifts(message):
+        core = self._core
+        lines = core.lines = []
+        if core.state == "on_hold":
+            if not self._holds.lifts(message):
+                self._holds.wait(message)
+                return lines
+        elif core.latching and self._latches.waits(message):
             self._holds.wait(message)
             return lines
         self._play.dispatch(message)
-        if self._holds.queue:
-            while (waiting := self._holds.next_waiting()) is not None:
-                self._play.dispatch(waiting)
+        self._drain()
         return lines
+
+    def resolve(self, latch: str, by: str, way: str | None = None,
+                card: str | None = None) -> list[dict[str, Any]]:
+        """The console resolves a latch (by `by`, a person's id): with `way` (and the `card`
+        keyed in for ENTER) while play is still held for it, else a sign-off. Then what
+        waited is played. ValueError, nothing changed, if it cannot be resolved so."""
+        lines = self._core.lines = []
+        self._latches.resolve(latch, by, way, card, self._play.route)
+        self._drain()
+        return lines
+
+    def void(self, by: str) -> list[dict[str, Any]]:
+        """A supervisor (`by`) voids the coup in play from the console, as KEY then VOID does;
+        a hold is lifted first, and its latch resolved. ValueError if nothing is in play."""
+        core = self._core
+        if core.state not in IN_COUP and core.state != "on_hold":
+            raise ValueError("no coup is in play to void")
+        lines = core.lines = []
+        held = core.held.latch if core.held is not None else None
+        self._holds.supervisor = by
+        self._holds.void()
+        self._latches.close(held)
+        self._drain()
+        return lines
+
+    def _drain(self) -> None:
+        """Play what waited, in order, as far as play is free to go."""
+        holds, dispatch = self._holds, self._play.dispatch
+        if not holds.queue:
+            return
+        if self._core.latching:
+            while (waiting := holds.next_latched(self._latches.blocks)) is not None:
+                dispatch(waiting)
+        else:
+            while (waiting := holds.next_waiting()) is not None:
+                dispatch(waiting)
 
     # ---- what the table shows --------------------------------------------------------------
 
@@ -127,13 +181,33 @@ class CoupMachine:
     def lamp(self) -> str:
         """GREEN ready, AMBER waiting for a declaration or the banker's choice, RED on hold."""
         state = self._core.state
-        if state == "on_hold":
+        if state == "on_hold" or self._core.latches:
             return "RED"
         if state == "punter_to_declare":
             return "AMBER"
         if state == "banker_to_play" and self._drawing.banker_play() is Play.OPTION:
             return "AMBER"
         return "GREEN"
+
+    @property
+    def latching(self) -> bool:
+        return self._core.latching
+
+    def watch_decisions(self, told: Callable[[CoupState], None]) -> None:
+        """`told` gets each coup as it is decided, exposures and all (the console's recall,
+        which plays the ledger again, needs what was public at that moment)."""
+        self._core.on_decided = lambda coup: told(coup_state(coup))
+
+    @property
+    def latches(self) -> tuple[LatchState, ...]:
+        """The open latches alone (the console asks after every commit: no whole snapshot)."""
+        latches = self._core.latches
+        return tuple(latch_state(latch) for latch in latches.values()) if latches else ()
+
+    @property
+    def waiting(self) -> int:
+        """Messages waiting to be played (behind a hold, or a latch)."""
+        return len(self._holds.queue)
 
     @property
     def public(self) -> TableState:

@@ -8,13 +8,14 @@ that comes where none may, is an irregularity (000 rules 12, 13).
 
 from __future__ import annotations
 
-from drivers.messages import Button, Card, Cut, Empty, Message
+from drivers.messages import Button, Card, Cut, Empty, Fault, Message
 from shoe_daemon.game import cards
 from shoe_daemon.game.coup.calls import Calls
 from shoe_daemon.game.coup.core import Core, Coup
 from shoe_daemon.game.coup.drawing import Drawing
 from shoe_daemon.game.coup.holds import Holds
 from shoe_daemon.game.coup.inventory import Inventory
+from shoe_daemon.game.coup.latches import Latches
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP
 from shoe_daemon.game.irregularities import Code
 from shoe_daemon.game.rules import FaceUp
@@ -25,16 +26,19 @@ SIDE = {"P": "punter", "B": "banker"}
 
 class OrderOfPlay:
     def __init__(
-        self, core: Core, inventory: Inventory, drawing: Drawing, calls: Calls, holds: Holds
+        self, core: Core, inventory: Inventory, drawing: Drawing, calls: Calls, holds: Holds,
+        latches: Latches,
     ) -> None:
         self.core = core
         self.inventory = inventory
         self.drawing = drawing
         self.calls = calls
         self.holds = holds
+        self.latches = latches
 
     def dispatch(self, message: Message) -> None:
-        """Play one message. HELLO, HB and FAULT change nothing in the game."""
+        """Play one message. HELLO and HB change nothing in the game; a FAULT only opens or
+        clears a latch, where the console latches them (latches.py)."""
         if isinstance(message, Card):
             if self.inventory.take(message):
                 self.route(message)
@@ -44,6 +48,8 @@ class OrderOfPlay:
             self.inventory.cut()
         elif isinstance(message, Empty):
             self.inventory.empty()
+        elif isinstance(message, Fault) and self.core.latching:
+            self.latches.fault(message)
 
     # ---- cards ------------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shoe_daemon.game.coup.core import Core
+from shoe_daemon.game.coup.core import Core, Coup, Latch
+from shoe_daemon.game.coup.latches import console_ways, only_supervisor
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +42,54 @@ class HoldState:
 
 
 @dataclass(frozen=True, slots=True)
+class LatchState:
+    """A hold or fault waiting for the console's resolution (latching machines only)."""
+
+    id: str
+    kind: str  # "hold" or "fault"
+    code: str
+    rule: str
+    action: str  # what the croupier is told
+    shoe: int
+    coup: int
+    held: bool  # the machine still holds play for it: the resolution must take a way out
+    ways: tuple[str, ...]  # the console's ways out now; empty: a sign-off
+    supervisor: bool  # only a supervisor may resolve it now
+    lifted: str | None  # how the shoe's way out lifted the hold (`ENTER 5D` names a card)
+    lifted_by: str | None
+    fault_on: bool  # a fault the shoe still reports
+
+
+@dataclass(frozen=True, slots=True)
 class TableState:
     state: str
     lamp: str
     shoe: ShoeState | None
     coup: CoupState | None  # the coup in play, or the last one until the next DEAL
     hold: HoldState | None  # only while the state is on_hold
+    latches: tuple[LatchState, ...] = ()  # open, oldest first; only with the console on
+
+
+def latch_state(latch: Latch) -> LatchState:
+    lifted = latch.lifted
+    return LatchState(
+        id=latch.id, kind=latch.kind, code=latch.code, rule=latch.rule, action=latch.action,
+        shoe=latch.shoe, coup=latch.coup, held=latch.hold is not None,
+        ways=console_ways(latch), supervisor=only_supervisor(latch),
+        lifted=lifted[0] if lifted else None, lifted_by=lifted[1] if lifted else None,
+        fault_on=latch.on,
+    )
+
+
+def coup_state(coup: Coup) -> CoupState:
+    return CoupState(
+        number=coup.number,
+        last=coup.last,
+        punter=tuple(coup.punter),
+        banker=tuple(coup.banker),
+        exposed=frozenset(coup.exposed),
+        outcome=coup.outcome,
+    )
 
 
 def snapshot(core: Core, lamp: str) -> TableState:
@@ -63,15 +106,9 @@ def snapshot(core: Core, lamp: str) -> TableState:
             last_coup=shoe.last_coup_next or open_last,
             finished=shoe.finished,
         ),
-        coup=None if coup is None else CoupState(
-            number=coup.number,
-            last=coup.last,
-            punter=tuple(coup.punter),
-            banker=tuple(coup.banker),
-            exposed=frozenset(coup.exposed),
-            outcome=coup.outcome,
-        ),
+        coup=None if coup is None else coup_state(coup),
         hold=None if held is None or core.state != "on_hold" else HoldState(
             code=held.code.value, rule=held.rule, action=held.way_out.action
         ),
+        latches=tuple(latch_state(latch) for latch in core.latches.values()),
     )

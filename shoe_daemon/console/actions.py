@@ -1,0 +1,212 @@
+"""The console's actions: the one place that lists every kind, who may take it, what it
+takes, when it may be taken and what it does (docs/console.md, "Actions").
+
+An action is a signed-in person's request (`Action`: its client-made id, the kind, the
+person, their role, the arguments). The console's server validates it (its arguments
+against `ActionKind.args`) and hands it to the table's loop, the thread that plays the
+shoe's frames. There the table:
+1. admits it against the table as it is now (`admit`: the role, then the kind's `check`),
+   or refuses it with a reason, leaving nothing anywhere;
+2. applies it (`apply`, which changes the game in memory and returns the lines it decided);
+3. commits its record (`Action.record()`, kind `action`) and those lines to the audit ledger
+   in one transaction, the action first; only then are the lines published, the screens
+   updated and the request answered. A refused commit rewinds the game from the ledger.
+The ledger then holds the actions among the frames in the order they were taken, so
+playing its records again (`play.py`: the daemon's restore, the recall, `shoe-daemon
+replay --console`) rebuilds the same table.
+
+Adding a kind (the money's stakes, the croupier's reports) is one `ActionKind` in `ACTIONS`:
+its roles, its arguments (schema.py), its check against the table and what it applies; the
+target (`Table`) gains whatever domain it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from drivers.messages import READABLE_CARDS
+from shoe_daemon.console.people import Role, Roster
+from shoe_daemon.console.schema import Field, Invalid, check_object
+from shoe_daemon.game.coup import IN_COUP, CoupMachine
+
+ANYONE = frozenset(Role)
+SUPERVISOR = frozenset({Role.SUPERVISOR})
+
+
+class Refused(Exception):
+    """An action the table will not take; nothing of it is kept. `status` is the HTTP
+    status the API answers with."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class Table(Protocol):
+    """What actions check and change: the table's game, and the people now configured.
+    (The money part adds its own domain here.)"""
+
+    @property
+    def machine(self) -> CoupMachine: ...
+
+    @property
+    def roster(self) -> Roster: ...
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action as the ledger records it (kind `action`): never a secret."""
+
+    id: str  # made by the client, unique: a request seen before is refused as replayed
+    kind: str
+    by: str  # the person's id
+    role: Role
+    args: Mapping[str, str] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "by": self.by, "role": self.role.value,
+                "args": dict(self.args)}
+
+    @classmethod
+    def of_record(cls, body: Mapping[str, Any]) -> Action:
+        return cls(body["id"], body["kind"], body["by"], Role(body["role"]),
+                   MappingProxyType(dict(body["args"])))
+
+
+Lines = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ActionKind:
+    name: str
+    roles: frozenset[Role]  # who may take it
+    args: Mapping[str, Field]  # exactly these arguments
+    check: Callable[[Table, Action], None]  # raises Refused (409/403) if it cannot be taken now
+    apply: Callable[[Table, Action], Lines]  # what it does; the lines it decided
+    api: bool = True  # taken at POST /api/actions (sign-in and sign-out have their own)
+    help: str = ""
+
+
+REASON = Field("the reason, in words: 3 to 300 characters", min_len=3, max_len=300)
+LATCH = Field("an open latch's id (hold-<shoe>-<coup>-<n> or fault-<code>)",
+              pattern=re.compile(r"hold-[0-9]{1,6}-[0-9]{1,6}-[0-9]{1,3}|fault-[A-Z_]{1,16}"),
+              max_len=40)
+WAYS = ("OK", "ENTER", "CARTE", "RESTE", "STAND")
+SESSION = Field("the session's public id (never its cookie)", pattern=re.compile(r"[0-9a-f]{12}"),
+                max_len=12)
+
+
+# ---- the kinds' checks and effects ------------------------------------------------------------
+
+
+def _nothing(table: Table, action: Action) -> Lines:
+    return []
+
+
+def _always(table: Table, action: Action) -> None:
+    return None
+
+
+def _configured(table: Table, action: Action) -> None:
+    """Signing in: the person is still configured, with that role."""
+    person = table.roster.get(action.by)
+    if person is None or person.role is not action.role:
+        raise Refused(403, f"{action.by} is not configured as a {action.role.value} at this "
+                           "table")
+
+
+def _latch(table: Table, latch_id: str) -> Any:
+    for latch in table.machine.public.latches:
+        if latch.id == latch_id:
+            return latch
+    raise Refused(409, f"no open latch {latch_id}: it may have been resolved meanwhile")
+
+
+def _can_resolve(table: Table, action: Action) -> None:
+    latch = _latch(table, action.args["latch"])
+    way, card = action.args.get("way"), action.args.get("card")
+    what = f"{latch.id} ({latch.code})"
+    if latch.supervisor and action.role is not Role.SUPERVISOR:
+        why = ("the shoe still reports the fault: only a supervisor may resolve it before it "
+               "clears" if latch.kind == "fault" else "this hold is a supervisor's")
+        raise Refused(403, f"{what}: {why}; {action.by} is a {action.role.value}")
+    if latch.held and way is None:
+        raise Refused(409, f"{what} still holds play: say how it is lifted "
+                           f"({' or '.join(latch.ways)}), or a supervisor voids the coup")
+    if not latch.held and way is not None:
+        lifted = f" ({latch.lifted.split()[0]} by {latch.lifted_by})" if latch.lifted else ""
+        raise Refused(409, f"{what} was lifted on the shoe already{lifted}: resolve it "
+                           "without a way out")
+    if way is not None and way not in latch.ways:
+        raise Refused(409, f"{what} is lifted by {' or '.join(latch.ways)}, not {way}")
+    if (way == "ENTER") != (card is not None):
+        raise Refused(400, "'card' goes with ENTER, and only with it: the card keyed in")
+
+
+def _resolve(table: Table, action: Action) -> Lines:
+    args = action.args
+    return table.machine.resolve(args["latch"], action.by, args.get("way"), args.get("card"))
+
+
+def _can_void(table: Table, action: Action) -> None:
+    if table.machine.state not in (*IN_COUP, "on_hold"):
+        raise Refused(409, "no coup is in play to void")
+
+
+def _void(table: Table, action: Action) -> Lines:
+    return table.machine.void(action.by)
+
+
+#: Every action the console can take.
+ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
+    ActionKind("sign_in", ANYONE, {"method": Field("pin or badge", choices=("pin", "badge")),
+                                   "session": SESSION},
+               _configured, _nothing, api=False,
+               help="a person signed in (the server checked the PIN or badge)"),
+    ActionKind("sign_out", ANYONE,
+               {"why": Field("why the session ended", choices=(
+                   "asked", "expired", "removed", "stopped", "restarted")),
+                "session": SESSION},
+               _always, _nothing, api=False,
+               help="a session ended; never refused (kept for the ledger if it is down)"),
+    ActionKind("resolve", ANYONE, {
+        "latch": LATCH,
+        "way": Field("the way out taken on the console", required=False, choices=WAYS),
+        "card": Field("the card keyed in, with ENTER (9C, TD, ...)", required=False,
+                      choices=READABLE_CARDS, max_len=2),
+        "reason": REASON,
+    }, _can_resolve, _resolve,
+        help="resolve a latched hold or shoe fault, with a reason: a sign-off, or the way "
+             "out itself while the hold still holds play (a supervisor's hold, or a fault "
+             "the shoe still reports, needs a supervisor)"),
+    ActionKind("void", SUPERVISOR, {"reason": REASON}, _can_void, _void,
+               help="a supervisor voids the coup in play (a hold is lifted first)"),
+)})
+
+
+def arguments(kind: str, args: Any) -> dict[str, str]:
+    """The arguments of an action of `kind`, strictly checked; Invalid says what is wrong."""
+    found = ACTIONS.get(kind) if isinstance(kind, str) else None
+    if found is None:
+        raise Invalid(f"unknown action kind {kind!r} (known: "
+                      f"{', '.join(k for k, v in ACTIONS.items() if v.api)})")
+    return check_object({} if args is None else args, found.args, f"arguments of {kind}")
+
+
+def admit(table: Table, action: Action) -> ActionKind:
+    """The kind, if this person may take this action on the table as it is now; else
+    Refused: 403 for the role, 409 for the table's state."""
+    kind = ACTIONS.get(action.kind)
+    if kind is None:
+        raise Refused(400, f"unknown action kind {action.kind!r}")
+    if action.role not in kind.roles:
+        needs = " or ".join(sorted(r.value for r in kind.roles))
+        raise Refused(403, f"{kind.name} needs a {needs}: {action.by} is a "
+                           f"{action.role.value}")
+    kind.check(table, action)
+    return kind

@@ -1,0 +1,166 @@
+"""The console's side of the table's loop: the people its KEYs are decided with, the
+requests the console's server hands over (`Inbox`), the console file beside the capture,
+and the console's own state (the latches, refused KEYs) pushed to the server.
+
+The table's loop is the one thread that plays the shoe's frames; the server runs in its
+own thread. A request crosses over through the inbox and its answer comes back on a
+`concurrent.futures.Future`: the loop never waits for the server, and the server's event
+loop waits for the answer without blocking. A request has a deadline: the loop refuses one
+it takes too late (the server has stopped waiting for it), so an answer the server gave up
+on is never a commit.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from shoe_daemon.console.actions import Action
+from shoe_daemon.console.people import PeopleFile, Roster
+from shoe_daemon.console.play import decide_key
+from shoe_daemon.console.replay_file import ReplayFileWriter
+from shoe_daemon.game.coup import LatchState
+
+NOTICES = 5  # refused KEYs the console keeps showing
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A committed action: its record, the lines it decided, where the ledger put it."""
+
+    record: dict[str, Any]
+    lines: list[dict[str, Any]]
+    index: int | None
+
+
+@dataclass(eq=False)
+class Request:
+    action: Action
+    deadline: float  # time.monotonic(): refused if taken later
+    future: concurrent.futures.Future[Outcome] = field(
+        default_factory=concurrent.futures.Future)
+
+
+class Inbox:
+    """Requests from the server's thread to the table's loop."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[Request] = queue.SimpleQueue()
+        self._ready = threading.Event()
+
+    def submit(self, action: Action, patience: float) -> concurrent.futures.Future[Outcome]:
+        """Hand an action over; its answer (an Outcome, or Refused) comes on the future.
+        The loop refuses it if it takes it more than `patience` seconds from now."""
+        request = Request(action, time.monotonic() + patience)
+        self._queue.put(request)
+        self._ready.set()
+        return request.future
+
+    def take(self) -> list[Request]:
+        """Everything waiting, oldest first (the loop's thread; never blocks)."""
+        self._ready.clear()
+        taken = []
+        while True:
+            try:
+                taken.append(self._queue.get_nowait())
+            except queue.Empty:
+                return taken
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until a request comes or `timeout` passes (the loop, while the shoe is away)."""
+        self._ready.wait(timeout)
+
+    def wake(self) -> None:
+        self._ready.set()
+
+
+def latch_view(latch: LatchState) -> dict[str, Any]:
+    """A latch as the console shows it: the shoe's way out by its button, never a card."""
+    return {
+        "id": latch.id, "kind": latch.kind, "code": latch.code, "rule": latch.rule,
+        "action": latch.action, "shoe": latch.shoe, "coup": latch.coup, "held": latch.held,
+        "ways": list(latch.ways), "supervisor": latch.supervisor,
+        "lifted": latch.lifted.split()[0] if latch.lifted else None,
+        "lifted_by": latch.lifted_by, "fault_on": latch.fault_on,
+    }
+
+
+class TableConsole(Protocol):
+    """What the table asks of its console: the live `Desk`, or a console file replayed."""
+
+    replay_file: ReplayFileWriter | None
+
+    @property
+    def roster(self) -> Roster: ...
+
+    def decide_key(self, badge: str, where: dict[str, Any], frame: int,
+                   seq: int) -> dict[str, Any]: ...
+
+    def changed_people(self) -> dict[str, Any] | None: ...
+
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None: ...
+
+
+class Desk:
+    """What the table's loop keeps for the console. `show` gets the console's own state
+    (JSON bytes) whenever it changes; it must not block (the server's `publish_console`)."""
+
+    def __init__(self, people: PeopleFile, inbox: Inbox | None = None,
+                 show: Callable[[bytes], None] | None = None, log: Any = None,
+                 replay_file: ReplayFileWriter | None = None) -> None:
+        self.people = people
+        self.inbox = inbox or Inbox()
+        self.show = show
+        self.log = log
+        self.replay_file = replay_file
+        self.refusals: deque[dict[str, Any]] = deque(maxlen=NOTICES)
+        self._latches: tuple[tuple[LatchState, ...], str] | None = None
+        self._roster_digest = ""
+
+    @property
+    def roster(self) -> Roster:
+        return self.people.roster()
+
+    def decide_key(self, badge: str, where: dict[str, Any], frame: int = 0,
+                   seq: int = 0) -> dict[str, Any]:
+        """The shoe's KEY: whose badge it is, and whether it is taken (a supervisor's)."""
+        decision = decide_key(self.roster, badge)
+        if self.log is not None:
+            if decision["taken"]:
+                self.log.info("supervisor.key", person=decision["person"], **where)
+            else:
+                # Said on the console and in the journal; never the badge itself.
+                self.log.warning("supervisor.key_refused", person=decision["person"],
+                                 why=decision["why"], **where)
+        if not decision["taken"]:
+            self.refusals.append({"at": time.time(), "person": decision["person"],
+                                  "why": decision["why"], "shoe": where.get("shoe"),
+                                  "coup": where.get("coup")})
+            self._latches = None  # show the notice
+        return decision
+
+    def changed_people(self) -> dict[str, Any] | None:
+        """The roster's public part when it changed since last asked (for the ledger:
+        what each id meant then); None if unchanged."""
+        roster = self.roster
+        if roster.digest == self._roster_digest:
+            return None
+        self._roster_digest = roster.digest
+        return {"sha256": roster.digest, "people": [p.public() for p in roster.people]}
+
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
+        """The console's own state (the latches, refused KEYs, the shoe's lamp), pushed when
+        it changed."""
+        if (latches, lamp) == self._latches or self.show is None:
+            return
+        self._latches = (latches, lamp)
+        body = {"latches": [latch_view(latch) for latch in latches],
+                "key_refusals": list(self.refusals), "lamp": lamp}
+        self.show(json.dumps(body, separators=(",", ":")).encode())

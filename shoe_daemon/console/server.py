@@ -1,0 +1,554 @@
+"""The croupier's console: its page and HTTP JSON API (docs/console.md), served by aiohttp
+on its own listener, in its own thread with its own event loop, never on the display's.
+
+The table's loop hands over what changed and goes on (`publish_view`, `publish_console`);
+the server hands actions to the loop through the inbox (console/desk.py) and awaits the
+answer without blocking. What every request meets, in order:
+- its size (`MAX_BODY`) and, off loopback, TLS (the daemon refuses to start without it);
+- the `Host` it names (on loopback only this machine's names: no DNS rebinding);
+- for a POST: an `Origin` that is this console's own (and `Sec-Fetch-Site` if sent), a JSON
+  body (no duplicate keys, no NaN), exactly the fields the request takes (schema.py);
+- a session (an HttpOnly, SameSite=Strict cookie) where one is needed, its person still
+  configured with that role;
+- a client-made request id not seen before (a replay is refused);
+- the role the action needs; then the table's own checks, in its loop.
+A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import json
+import ssl
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from shoe_daemon.console.actions import ACTIONS, Action, Refused, arguments
+from shoe_daemon.console.desk import Inbox, Outcome
+from shoe_daemon.console.people import PeopleFile
+from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
+from shoe_daemon.console.sessions import Seen, Session, Sessions, Throttle
+
+STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
+MAX_BODY = 8 * 1024  # bytes: the largest request is a reason of 300 characters
+PATIENCE = 10.0  # s the table's loop may take to get to a request before refusing it
+SWEEP = 5.0  # s between looks for sessions past their time
+KEEPALIVE = 15.0
+QUEUE_SIZE = 32
+HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; form-action 'self'",
+}
+SIGN_IN = {
+    "id": REQUEST_ID,
+    "method": Field("pin or badge", choices=("pin", "badge")),
+    "person": Field("the person's id", required=False, max_len=32),
+    "pin": Field("the PIN", required=False, max_len=64),
+    "badge": Field("the badge", required=False, max_len=64),
+}
+ONLY_ID = {"id": REQUEST_ID}
+EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":""}'
+
+
+class _Error(Exception):
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise Invalid(f"the key {key!r} is given twice")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise Invalid(f"{name} is not JSON")
+
+
+def parse_json(data: bytes) -> Any:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Invalid("the body is not UTF-8") from None
+    try:
+        return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+    except ValueError as e:  # JSONDecodeError and Invalid
+        raise Invalid(f"the body is not valid JSON: {e}") from None
+
+
+def _lines_summary(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What an answer says of the lines an action decided: never a detail naming a card."""
+    keep = ("event", "shoe", "coup", "code", "outcome")
+    return [{k: line[k] for k in keep if k in line} for line in lines]
+
+
+@dataclass(eq=False)
+class _Client:
+    queue: asyncio.Queue[bytes]
+    session: str
+    task: asyncio.Task[Any] | None = None
+
+
+class ConsoleServer:
+    """The console's page and API for one table; `inbox` is what the table's loop serves.
+
+    `recall(shoe, coup)` answers the recall page (console/recall.py), off the event loop.
+    """
+
+    def __init__(self, host: str, port: int, *, people: PeopleFile,
+                 recall: Callable[[int | None, int | None], dict[str, Any]] | None = None,
+                 ssl_context: ssl.SSLContext | None = None, idle: float = 900,
+                 longest: float = 43200, log: Any = None, patience: float = PATIENCE,
+                 loopback: bool = True) -> None:
+        self.host, self.port = host, port
+        self.people = people
+        self.recall = recall
+        self.ssl_context = ssl_context
+        self.loopback = loopback
+        self.log = log
+        self.patience = patience
+        self.inbox = Inbox()
+        self.sessions = Sessions(idle, longest)
+        self.throttle = Throttle()
+        self.seen = Seen(longest)
+        self.url = ""
+        self._view = b"{}"
+        self._console = EMPTY_CONSOLE
+        self._clients: set[_Client] = set()
+        self._hosts: set[str] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped: asyncio.Event | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.ssl_context is not None
+
+    @property
+    def cookie(self) -> str:
+        # `__Host-` makes the browser keep it to this origin, TLS and path / only.
+        return "__Host-console" if self.tls else "console"
+
+    # ---- any thread ----------------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Bind and serve in a new thread; the URL, or OSError if the address is taken."""
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            try:
+                loop.run_until_complete(self._bind())
+            except BaseException as e:
+                failure.append(e)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            try:
+                loop.run_until_complete(self._serve())
+            finally:
+                left = asyncio.all_tasks(loop)
+                for task in left:
+                    task.cancel()
+                if left:
+                    loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+                loop.close()
+
+        self._thread = threading.Thread(target=serve, name="console", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+        return self.url
+
+    def stop(self) -> None:
+        loop, stopped = self._loop, self._stopped
+        if loop is not None and stopped is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stopped.set)
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def publish_view(self, view: bytes) -> None:
+        """The table display's public view, as committed; never blocks."""
+        self._call_soon(self._set, "_view", view)
+
+    def publish_console(self, state: bytes) -> None:
+        """The console's own state (latches, refused KEYs), as committed; never blocks."""
+        self._call_soon(self._set, "_console", state)
+
+    def close_sessions(self, timeout: float = 2.0) -> list[Session]:
+        """Every session ended now (the daemon stops); they are returned for the ledger."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return []
+
+        async def close() -> list[Session]:
+            gone = self.sessions.close_all()
+            for session in gone:
+                self._drop_streams(session.id)
+            return gone
+
+        try:
+            return asyncio.run_coroutine_threadsafe(close(), loop).result(timeout)
+        except (concurrent.futures.TimeoutError, RuntimeError):
+            return []
+
+    def _call_soon(self, work: Callable[..., None], *args: Any) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(work, *args)
+
+    # ---- the server's loop: set-up --------------------------------------------------------------
+
+    async def _bind(self) -> None:
+        app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/api/people", self._people)
+        app.router.add_post("/api/sign-in", self._sign_in)
+        app.router.add_post("/api/sign-out", self._sign_out)
+        app.router.add_get("/api/me", self._me)
+        app.router.add_get("/api/state", self._state)
+        app.router.add_get("/api/events", self._events, allow_head=False)
+        app.router.add_post("/api/actions", self._actions)
+        app.router.add_get("/api/recall", self._recall)
+        app.router.add_static("/static/", STATIC)
+        self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
+                                     shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True,
+                           ssl_context=self.ssl_context)
+        try:
+            await site.start()
+        except BaseException:
+            await self._runner.cleanup()
+            raise
+        host, port = self._runner.addresses[0][:2]
+        self.port = port
+        scheme = "https" if self.tls else "http"
+        shown = f"[{host}]" if ":" in host else host
+        self.url = f"{scheme}://{shown}:{port}/"
+        if self.loopback:
+            self._hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}",
+                           f"{shown}:{port}"}
+        self._stopped = asyncio.Event()
+
+    async def _serve(self) -> None:
+        assert self._stopped is not None and self._runner is not None
+        sweeper = asyncio.create_task(self._sweep())
+        await self._stopped.wait()
+        sweeper.cancel()
+        for client in list(self._clients):
+            if client.task is not None:
+                client.task.cancel()
+        await self._runner.cleanup()
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP)
+            for session in self.sessions.expired():
+                self._ended(session, "expired")
+
+    def _set(self, name: str, value: bytes) -> None:
+        setattr(self, name, value)
+        if not self._clients:
+            return  # nobody watching: kept for the next request or stream
+        event = b"event: state\ndata: " + self._shared() + b"\n\n"
+        for client in list(self._clients):
+            try:
+                client.queue.put_nowait(event)
+            except asyncio.QueueFull:  # a stuck screen: dropped, it reconnects from the whole
+                self._clients.discard(client)
+                if client.task is not None:
+                    client.task.cancel()
+
+    def _shared(self) -> bytes:
+        return b'{"view":' + self._view + b',"console":' + self._console + b"}"
+
+    # ---- the server's loop: what every request meets --------------------------------------------
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            if self._hosts and request.host not in self._hosts:
+                raise _Error(421, f"this console answers to {sorted(self._hosts)[0]}, not "
+                                  f"{request.host!r}")
+            if request.method == "POST":
+                self._same_origin(request)
+            response = await handler(request)
+        except _Error as e:
+            response = self._error(e.status, e.reason)
+        except Invalid as e:
+            response = self._error(400, str(e))
+        except web.HTTPRequestEntityTooLarge:
+            response = self._error(413, f"a request body may hold at most {MAX_BODY} bytes")
+        except web.HTTPException as e:
+            if e.status >= 400:
+                response = self._error(e.status, e.reason)
+            else:
+                raise
+        for name, value in HEADERS.items():
+            response.headers.setdefault(name, value)
+        if self.tls:
+            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+        return response
+
+    def _same_origin(self, request: web.Request) -> None:
+        origin = request.headers.get("Origin")
+        own = f"{'https' if self.tls else 'http'}://{request.host}"
+        if origin is None:
+            raise _Error(403, "a request without an Origin header is refused")
+        if origin != own:
+            raise _Error(403, f"a request from another origin ({origin}) is refused")
+        site = request.headers.get("Sec-Fetch-Site")
+        if site is not None and site not in ("same-origin", "none"):
+            raise _Error(403, f"a {site} request is refused")
+
+    async def _body(self, request: web.Request) -> Any:
+        if request.content_type != "application/json":
+            raise _Error(415, "the body must be application/json")
+        if request.content_length is not None and request.content_length > MAX_BODY:
+            raise _Error(413, f"a request body may hold at most {MAX_BODY} bytes")
+        return parse_json(await request.read())
+
+    def _session(self, request: web.Request) -> Session:
+        session, why = self.sessions.find(request.cookies.get(self.cookie))
+        if session is None:
+            if why == "expired":
+                for gone in self.sessions.expired():
+                    self._ended(gone, "expired")
+                raise _Error(401, "your session has expired: sign in again")
+            raise _Error(401, "not signed in")
+        person = self.people.roster().get(session.person)
+        if person is None or person.role is not session.role:
+            self.sessions.close(session)
+            self._ended(session, "removed")
+            raise _Error(401, f"{session.person} is no longer configured as a "
+                              f"{session.role.value}: signed out")
+        return session
+
+    def _first_time(self, request_id: str) -> None:
+        if not self.seen.first_time(request_id):
+            raise _Error(409, f"request {request_id} was seen before: refused as replayed")
+
+    async def _submit(self, action: Action) -> Outcome:
+        future = self.inbox.submit(action, self.patience)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), self.patience + 5)
+        except Refused as e:
+            raise _Error(e.status, e.reason) from None
+        except TimeoutError:
+            raise _Error(503, "the table did not answer in time: nothing was done") from None
+
+    def _ended(self, session: Session, why: str) -> None:
+        """A session ended without its person asking: its streams close, and the ledger
+        gets its sign-out (never refused)."""
+        self._drop_streams(session.id)
+        self.inbox.submit(Action(Sessions.new_id() + Sessions.new_id(), "sign_out",
+                                 session.person, session.role,
+                                 {"why": why, "session": session.id}), self.patience)
+        if self.log is not None:
+            self.log.info("console.signed_out", person=session.person, why=why,
+                          session=session.id)
+
+    def _drop_streams(self, session_id: str) -> None:
+        for client in list(self._clients):
+            if client.session == session_id and client.task is not None:
+                client.task.cancel()
+
+    @staticmethod
+    def _json(body: Any, status: int = 200) -> web.Response:
+        return web.Response(status=status, content_type="application/json",
+                            body=json.dumps(body, separators=(",", ":")).encode())
+
+    def _error(self, status: int, reason: str) -> web.Response:
+        return self._json({"error": reason}, status)
+
+    # ---- the routes ----------------------------------------------------------------------------
+
+    async def _page(self, _: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    async def _people(self, _: web.Request) -> web.Response:
+        """Who may sign in (for the name tiles): names and ids, never a role or secret."""
+        roster = self.people.roster()
+        return self._json({"people": [{"id": p.id, "name": p.name, "pin": p.pin is not None}
+                                      for p in roster.people]})
+
+    async def _sign_in(self, request: web.Request) -> web.Response:
+        data = check_object(await self._body(request), SIGN_IN, "a sign-in")
+        self._first_time(data["id"])
+        method = data["method"]
+        wanted = {"pin": {"person", "pin"}, "badge": {"badge"}}[method]
+        given = set(data) - {"id", "method"}
+        if given != wanted:
+            raise _Error(400, f"a sign-in by {method} takes {' and '.join(sorted(wanted))}, "
+                              "and nothing else")
+        remote = request.remote or "?"
+        keys = [f"address:{remote}"] + ([f"person:{data['person']}"] if "person" in data
+                                        else [])
+        wait = self.throttle.locked(*keys)
+        if wait > 0:
+            if self.log is not None:
+                self.log.warning("console.sign_in_locked", person=data.get("person"),
+                                 method=method, remote=remote, wait_s=round(wait, 1))
+            raise _Error(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
+        roster = self.people.roster()
+        if method == "pin":
+            loop = asyncio.get_running_loop()
+            person = await loop.run_in_executor(None, roster.check_pin, data["person"],
+                                                data["pin"])
+        else:
+            person = roster.by_badge(data["badge"])
+        if person is None:
+            failures, lock = self.throttle.failed(*keys)
+            if self.log is not None:  # never the PIN or the badge
+                self.log.warning("console.sign_in_failed", person=data.get("person"),
+                                 method=method, remote=remote, failures=failures,
+                                 locked_s=lock)
+            raise _Error(401, "sign-in refused: wrong PIN, or a badge or person not "
+                              "configured at this table")
+        self.throttle.succeeded(*keys)
+        session_id = Sessions.new_id()
+        await self._submit(Action(data["id"], "sign_in", person.id, person.role,
+                                  {"method": method, "session": session_id}))
+        token = self.sessions.open(person.id, person.name, person.role, session_id, method)
+        session, _ = self.sessions.find(token)
+        assert session is not None
+        if self.log is not None:
+            self.log.info("console.signed_in", person=person.id, role=person.role.value,
+                          method=method, session=session_id, remote=remote)
+        response = self._json({"me": session.public(self.sessions.idle, self.sessions.longest)})
+        response.set_cookie(self.cookie, token, httponly=True, samesite="Strict",
+                            secure=self.tls, path="/", max_age=int(self.sessions.longest))
+        return response
+
+    async def _sign_out(self, request: web.Request) -> web.Response:
+        session = self._session(request)
+        data = check_object(await self._body(request), ONLY_ID, "a sign-out")
+        self._first_time(data["id"])
+        await self._submit(Action(data["id"], "sign_out", session.person, session.role,
+                                  {"why": "asked", "session": session.id}))
+        self.sessions.close(session)
+        self._drop_streams(session.id)
+        if self.log is not None:
+            self.log.info("console.signed_out", person=session.person, why="asked",
+                          session=session.id)
+        response = self._json({"signed_out": session.person})
+        response.del_cookie(self.cookie, path="/", secure=self.tls, httponly=True,
+                            samesite="Strict")
+        return response
+
+    async def _me(self, request: web.Request) -> web.Response:
+        session = self._session(request)
+        return self._json({"me": session.public(self.sessions.idle, self.sessions.longest)})
+
+    async def _state(self, request: web.Request) -> web.Response:
+        session = self._session(request)
+        me = json.dumps(session.public(self.sessions.idle, self.sessions.longest)).encode()
+        return web.Response(body=self._shared()[:-1] + b',"me":' + me + b"}",
+                            content_type="application/json")
+
+    async def _actions(self, request: web.Request) -> web.Response:
+        session = self._session(request)
+        body = await self._body(request)
+        if not isinstance(body, dict):
+            raise Invalid("an action must be a JSON object")
+        unknown = sorted(set(body) - {"id", "kind", "args"})
+        if unknown:
+            raise Invalid(f"an action: unknown field {unknown[0]!r} (it takes id, kind, args)")
+        request_id = REQUEST_ID.check("id", body.get("id"))
+        self._first_time(request_id)
+        kind = ACTIONS.get(body.get("kind")) if isinstance(body.get("kind"), str) else None
+        if kind is None or not kind.api:
+            raise Invalid(f"unknown action kind {body.get('kind')!r} (known: "
+                          f"{', '.join(k for k, v in ACTIONS.items() if v.api)})")
+        args = arguments(kind.name, body.get("args"))
+        if session.role not in kind.roles:
+            needs = " or ".join(sorted(r.value for r in kind.roles))
+            raise _Error(403, f"{kind.name} needs a {needs}: {session.person} is a "
+                              f"{session.role.value}")
+        outcome = await self._submit(Action(request_id, kind.name, session.person,
+                                            session.role, args))
+        return self._json({"ok": True, "action": outcome.record,
+                           "ledger_index": outcome.index,
+                           "lines": _lines_summary(outcome.lines)})
+
+    async def _recall(self, request: web.Request) -> web.Response:
+        self._session(request)
+        if self.recall is None:
+            raise _Error(503, "the recall is not available")
+        unknown = sorted(set(request.query) - {"shoe", "coup"})
+        if unknown:
+            raise Invalid(f"the recall takes shoe and coup, not {unknown[0]!r}")
+        numbers: dict[str, int | None] = {}
+        for name in ("shoe", "coup"):
+            text = request.query.get(name)
+            if text is not None and (not text.isdigit() or not 1 <= int(text) <= 999_999):
+                raise Invalid(f"{name!r} must be a number from 1")
+            numbers[name] = int(text) if text is not None else None
+        if numbers["shoe"] is not None and numbers["coup"] is None:
+            raise Invalid("give the coup with the shoe")
+        loop = asyncio.get_running_loop()
+        try:
+            found = await loop.run_in_executor(None, self.recall, numbers["shoe"],
+                                               numbers["coup"])
+        except LookupError as e:
+            raise _Error(404, str(e.args[0]) if e.args else "no such coup") from None
+        return self._json(found)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        session = self._session(request)
+        client = _Client(asyncio.Queue(QUEUE_SIZE), session.id, asyncio.current_task())
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "X-Accel-Buffering": "no", **HEADERS})
+        await response.prepare(request)
+        client.queue.put_nowait(b"event: state\ndata: " + self._shared() + b"\n\n")
+        self._clients.add(client)
+        try:
+            await response.write(b"retry: 1000\n\n")
+            while True:
+                try:
+                    event = await asyncio.wait_for(client.queue.get(), KEEPALIVE)
+                except TimeoutError:
+                    await response.write(b": keep-alive\n\n")
+                    continue
+                await response.write(event)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self._clients.discard(client)
+        if request.transport is not None:
+            request.transport.close()
+        return response
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    """The console's TLS (1.2 at least); OSError or ssl.SSLError if the files will not do."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context
+

@@ -1,0 +1,172 @@
+"""Console sessions, the sign-in throttle and the requests seen: the console server's own
+state, kept on its event loop's thread alone (no locks).
+
+- A session is a random token in an HttpOnly, SameSite=Strict cookie; the server keeps only
+  its SHA-256. It ends when its person signs out, after `idle` seconds without a request,
+  after `longest` seconds whatever, when its person leaves the people file or changes role,
+  and when the daemon stops. Each end is a `sign_out` action in the ledger.
+- Failed sign-ins are counted per person and per client address: three are free, then each
+  locks that person and that address out for 5 s, doubling to 5 minutes; a success clears
+  them. They are logged (the journal under systemd), never recorded in the ledger, never
+  with the PIN or badge.
+- Every request's client-made id is kept for as long as a session can last; a request seen
+  before is refused as replayed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from shoe_daemon.console.people import Role
+
+FREE_FAILURES = 3
+FIRST_LOCK = 5.0  # s
+LONGEST_LOCK = 300.0  # s
+FORGET_FAILURES = 900.0  # s after the last failure its count is forgotten
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Session:
+    person: str
+    name: str
+    role: Role
+    id: str  # the session's public id, recorded with sign-in and sign-out (not the token)
+    method: str
+    started: float
+    seen: float
+
+    def public(self, idle: float, longest: float) -> dict[str, object]:
+        ends = min(self.seen + idle, self.started + longest)
+        return {"person": self.person, "name": self.name, "role": self.role.value,
+                "session": self.id, "method": self.method,
+                "expires_in": max(0, round(ends - time.monotonic()))}
+
+
+class Sessions:
+    def __init__(self, idle: float, longest: float) -> None:
+        self.idle = idle
+        self.longest = longest
+        self._by_token: dict[str, Session] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_token)
+
+    def __iter__(self) -> Iterator[Session]:
+        return iter(list(self._by_token.values()))
+
+    @staticmethod
+    def new_id() -> str:
+        return secrets.token_hex(6)
+
+    def open(self, person: str, name: str, role: Role, session_id: str,
+             method: str) -> str:
+        """A new session; its token (for the cookie)."""
+        token = secrets.token_urlsafe(32)
+        now = time.monotonic()
+        self._by_token[_digest(token)] = Session(person, name, role, session_id, method, now,
+                                                 now)
+        return token
+
+    def find(self, token: str | None) -> tuple[Session | None, str]:
+        """The live session of a token, touched; else None and why (`expired`, or empty)."""
+        if not token:
+            return None, ""
+        key = _digest(token)
+        session = self._by_token.get(key)
+        if session is None:
+            return None, ""
+        now = time.monotonic()
+        if now - session.seen > self.idle or now - session.started > self.longest:
+            return None, "expired"
+        session.seen = now
+        return session, ""
+
+    def close(self, session: Session) -> None:
+        for key, found in list(self._by_token.items()):
+            if found is session:
+                del self._by_token[key]
+
+    def expired(self) -> list[Session]:
+        """The sessions past their time, removed."""
+        now = time.monotonic()
+        gone = [s for s in self._by_token.values()
+                if now - s.seen > self.idle or now - s.started > self.longest]
+        for session in gone:
+            self.close(session)
+        return gone
+
+    def close_all(self) -> list[Session]:
+        gone = list(self._by_token.values())
+        self._by_token.clear()
+        return gone
+
+
+@dataclass
+class _Failures:
+    count: int = 0
+    locked_until: float = 0.0
+    last: float = 0.0
+
+
+@dataclass
+class Throttle:
+    """Failed sign-ins per key (`person:<id>`, `address:<ip>`)."""
+
+    _keys: dict[str, _Failures] = field(default_factory=dict)
+
+    def locked(self, *keys: str) -> float:
+        """Seconds left before any of these keys may try again (0: now)."""
+        now = time.monotonic()
+        self._forget(now)
+        return max((f.locked_until - now for k in keys if (f := self._keys.get(k))),
+                   default=0.0) if keys else 0.0
+
+    def failed(self, *keys: str) -> tuple[int, float]:
+        """Count a failure against each key; (the highest count, the lock it now has)."""
+        now = time.monotonic()
+        worst, lock = 0, 0.0
+        for key in keys:
+            f = self._keys.setdefault(key, _Failures())
+            f.count += 1
+            f.last = now
+            if f.count > FREE_FAILURES:
+                wait = min(FIRST_LOCK * 2 ** (f.count - FREE_FAILURES - 1), LONGEST_LOCK)
+                f.locked_until = now + wait
+                lock = max(lock, wait)
+            worst = max(worst, f.count)
+        return worst, lock
+
+    def succeeded(self, *keys: str) -> None:
+        for key in keys:
+            self._keys.pop(key, None)
+
+    def _forget(self, now: float) -> None:
+        for key, f in list(self._keys.items()):
+            if now - f.last > FORGET_FAILURES and now > f.locked_until:
+                del self._keys[key]
+
+
+@dataclass
+class Seen:
+    """Request ids seen, kept for `keep` seconds (a session's longest life)."""
+
+    keep: float
+    _ids: dict[str, float] = field(default_factory=dict)
+
+    def first_time(self, request_id: str) -> bool:
+        """True (and remembered) if this id was not seen before."""
+        now = time.monotonic()
+        if len(self._ids) > 1000 and next(iter(self._ids.values())) < now - self.keep:
+            self._ids = {k: t for k, t in self._ids.items() if t >= now - self.keep}
+        if request_id in self._ids:
+            return False
+        self._ids[request_id] = now
+        return True

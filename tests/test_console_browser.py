@@ -1,0 +1,240 @@
+"""End to end: the croupier's console page in Debian's Chromium, against the real daemon
+process and the simulated shoe process.
+
+- A dealt one-pack shoe with dealing errors and jams: the shoe's own ways out lift each hold,
+  and each latch then waits for the croupier's sign-off on the page (the coups behind it
+  wait), until every coup of the ground truth is published. The page never shows a card the
+  game did not show.
+- A scripted shoe: an unreadable card the croupier keys in on the page, then the supervisor
+  (signed in by her badge) voids the next coup; the recall tells both, card by card.
+Screenshots go to out/screenshots/console-*.png.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from hil.harness import start_daemon, start_shoe, stop
+from hil.processes import console_url
+from tests.console_support import people_by_cli
+from tests.test_display_browser import CODE, SHOTS, allowed, launch, wait_until
+
+# Notes every change the page renders on the table screen.
+RECORDER = """
+window.__seen = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const note = () => {
+    const panel = document.getElementById("coup-panel");
+    const entry = {
+      state: document.body.dataset.state || "", screen: document.body.dataset.screen || "",
+      coup: (document.getElementById("coup-line").textContent.match(/\\d+/) || [""])[0],
+      outcome: document.getElementById("outcome").textContent,
+      codes: [...panel.querySelectorAll("[data-code]")].map((e) => e.dataset.code),
+      text: panel.innerText + " " + document.getElementById("latch-panel").innerText,
+    };
+    const last = window.__seen[window.__seen.length - 1];
+    if (!last || JSON.stringify(last) !== JSON.stringify(entry)) window.__seen.push(entry);
+  };
+  new MutationObserver(note).observe(document.body,
+    {subtree: true, childList: true, attributes: true, characterData: true});
+});
+"""
+OUTCOME = {"Banker wins": "banker", "Punter wins": "punter", "Égalité": "egalite",
+           "Coup cancelled": "cancelled", "Coup void": "void", "": None}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def shoot(page: Page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"console-{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def sign_in_with_pin(page: Page, person: str, pin: str) -> None:
+    page.click(f"#people [data-person='{person}']")
+    for digit in pin:
+        page.click(f"#pin-pad [data-digit='{digit}']")
+    page.click("#pin-ok")
+    wait_until(page, f"document.body.dataset.person === '{person}' && "
+                     "document.body.dataset.screen === 'desk'")
+
+
+def results(workdir: Path) -> list[dict[str, Any]]:
+    path = workdir / "results.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines() if x] if path.exists() else []
+
+
+def test_every_latch_is_signed_off_on_the_page_and_nothing_face_down_leaks(tmp_path, browser):
+    people_by_cli(tmp_path / "state")
+    daemon = start_daemon(tmp_path, "zoppot-1934", extra=["--console", "127.0.0.1:0"])
+    shoe = None
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    try:
+        url = console_url(tmp_path, daemon)
+        context.add_init_script(RECORDER)
+        page = context.new_page()
+        page.goto(url)
+        wait_until(page, "document.body.dataset.screen === 'sign-in' && "
+                         "document.querySelectorAll('#people button').length === 3")
+        shoot(page, "sign-in")
+        sign_in_with_pin(page, "bob", "1234")
+        shoe, _ = start_shoe(tmp_path, "zoppot-1934", seed=8, packs=1, pace=0.05,
+                             faults=["wrong_order=0.3", "unreadable=0.3", "jam=0.3"])
+        truth_path = tmp_path / "truth.jsonl"
+        wait_until(page, "true")
+        deadline = time.monotonic() + 180
+        signed_off = 0
+        shots: set[str] = set()
+        while True:
+            truth = [json.loads(x) for x in truth_path.read_text().splitlines() if x] \
+                if truth_path.exists() else []
+            done = [r for r in results(tmp_path) if r["event"] == "coup.result"]
+            if truth and len(done) == len(truth) and shoe.poll() is not None:
+                break
+            assert time.monotonic() < deadline, "the table did not get through the shoe"
+            latches = page.evaluate("""[...document.querySelectorAll('#latches .latch')].map(
+                (l) => ({id: l.dataset.latch, held: l.dataset.held,
+                         ready: !l.querySelector('.resolve').disabled}))""")
+            for latch in latches:
+                if latch["held"] == "true" and "held" not in shots:
+                    shoot(page, "held")
+                    shots.add("held")
+                if latch["held"] == "true" and not latch["id"].startswith("fault-"):
+                    continue  # the shoe's own way out comes: the croupier presses it
+                box = f"#latches [data-latch='{latch['id']}']"
+                if page.locator(box).count() == 0:
+                    continue
+                if "sign-off" not in shots:
+                    shoot(page, "sign-off")
+                    shots.add("sign-off")
+                chips = page.locator(f"{box} .chips button")
+                if chips.count():
+                    chips.first.click()
+                else:
+                    page.fill(f"{box} .reason", "checked")
+                if page.locator(f"{box} .resolve").is_disabled():
+                    continue  # a fault the shoe still reports: wait for it to clear
+                page.click(f"{box} .resolve")
+                wait_until(page, f"!document.querySelector(\"{box}\")")
+                signed_off += 1
+            time.sleep(0.05)
+        assert shoe.returncode == 0, (tmp_path / "shoe.log").read_text()
+        wait_until(page, "document.body.dataset.latches === '0'")
+        seen = page.evaluate("window.__seen")
+    finally:
+        context.close()
+        if shoe is not None:
+            stop(shoe)
+        rc = stop(daemon)
+    assert rc == 0
+    truth = [json.loads(x) for x in (tmp_path / "truth.jsonl").read_text().splitlines() if x]
+    assert [r for r in results(tmp_path) if r["event"] == "coup.result"] == truth
+    holds = [r for r in results(tmp_path) if r["event"] == "irregularity" and r["hold"]]
+    assert holds and signed_off >= len(holds)  # every hold, and the jams, signed off
+    actions = [r.body for r in _ledger(tmp_path).records(kinds=("action",))
+               if r.body["kind"] == "resolve"]
+    assert len(actions) == signed_off and {a["by"] for a in actions} == {"bob"}
+    latched = {a["args"]["latch"].split("-")[0] for a in actions}
+    assert latched == {"hold", "fault"}, actions  # dealing errors and jams alike
+    assert len(holds) >= 3, holds
+    assert all(a["args"]["reason"] for a in actions)
+    by_coup = {r["coup"]: r for r in truth}
+    for entry in seen:
+        if entry["screen"] != "desk" or not entry["coup"]:
+            continue
+        ok = allowed(int(entry["coup"]), OUTCOME.get(entry["outcome"]), by_coup)
+        assert set(entry["codes"]) <= ok, entry
+        assert set(CODE.findall(entry["text"])) <= ok, entry
+    assert {"sign-off", "held"} <= shots
+
+
+def _ledger(workdir: Path) -> Any:
+    from shoe_daemon.audit.ledger import Ledger
+
+    return Ledger(workdir / "state")
+
+
+def test_a_card_keyed_in_on_the_page_a_void_by_badge_and_the_recall(tmp_path, browser):
+    people_by_cli(tmp_path / "state")
+    script = tmp_path / "script.txt"
+    script.write_text("SHOE:1 DEAL 9C ?? KH 3S DEAL 2C 4D 3H\n")
+    daemon = start_daemon(tmp_path, "baden", extra=["--console", "127.0.0.1:0"])
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    shoe = None
+    try:
+        url = console_url(tmp_path, daemon)
+        page = context.new_page()
+        page.goto(url)
+        wait_until(page, "document.querySelectorAll('#people button').length === 3")
+        sign_in_with_pin(page, "bob", "1234")
+        shoe, _ = start_shoe(tmp_path, "baden", seed=9,
+                             extra=["--script", str(script), "--linger", "30"])
+        wait_until(page, "document.querySelector(\"[data-latch='hold-1-1-1']\") !== null")
+        box = "[data-latch='hold-1-1-1']"
+        assert page.locator(f"{box} .resolve").is_disabled()
+        page.click(f"{box} [data-way='ENTER']")
+        page.click(f"{box} [data-rank='5']")
+        page.click(f"{box} [data-suit='D']")
+        page.click(f"{box} .chips button")
+        shoot(page, "key-in")
+        page.click(f"{box} .resolve")
+        wait_until(page, "document.body.dataset.latches === '0' && "
+                         "document.body.dataset.state === 'dealing'")
+        assert page.locator("#void-panel").is_hidden()  # a croupier has no void
+        page.click("#sign-out")
+        wait_until(page, "document.body.dataset.screen === 'sign-in'")
+        page.fill("#badge", "SUP-77")  # what the badge reader types
+        page.press("#badge", "Enter")
+        wait_until(page, "document.body.dataset.person === 'ana'")
+        wait_until(page, "!document.getElementById('void-panel').hidden")
+        page.click("#void-panel .chips button >> nth=1")
+        page.click("#void-go")
+        wait_until(page, "document.getElementById('outcome').textContent === 'Coup void'")
+        page.click("#tab-recall")
+        wait_until(page, "document.querySelectorAll('#recall-list .told').length === 2")
+        shoot(page, "recall")
+        told = page.evaluate("""[...document.querySelectorAll('#recall-list .told')].map((t) => ({
+            coup: t.dataset.coup, outcome: t.dataset.outcome,
+            cards: [...t.querySelectorAll('.cards-out li')].map((li) => li.textContent),
+            events: [...t.querySelectorAll('.events li')].map((li) => li.textContent)}))""")
+        page.fill("#recall-shoe", "1")
+        page.fill("#recall-coup", "1")
+        page.click("#recall-go")
+        wait_until(page, "document.querySelectorAll('#recall-list .told').length === 1")
+    finally:
+        context.close()
+        if shoe is not None:
+            stop(shoe)
+        rc = stop(daemon)
+    assert rc == 0
+    void, first = told
+    assert (void["coup"], void["outcome"], first["coup"], first["outcome"]) == (
+        "2", "void", "1", "punter")
+    # The void coup's cards never showed: hidden, in the order they left the shoe.
+    assert void["cards"] == ["hidden card (face down) → punter P1",
+                             "hidden card (face down) → banker B1",
+                             "hidden card (face down) → punter P2"]
+    assert any("Voided on the console by ana (supervisor): “Card fell from the table”" in e
+               for e in void["events"])
+    assert first["cards"][1] == "unreadable card (face down, keyed in as 5D) → banker B1"
+    assert any("Resolved with ENTER on the console by bob (croupier)" in e
+               for e in first["events"])
+    assert any("Lifted: ENTER by bob" in e for e in first["events"])
+    lines = results(tmp_path)
+    assert [(x["coup"], x["outcome"]) for x in lines if x["event"] == "coup.result"] == [
+        (1, "punter"), (2, "void")]
