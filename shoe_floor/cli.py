@@ -20,7 +20,7 @@ from pathlib import Path
 import structlog
 
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.cli import parse_time
+from shoe_daemon.audit.cli import add_export_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PREFIX
 from shoe_floor.broker import acl_text, broker_conf
@@ -43,11 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--http", metavar="HOST:PORT", help="instead of [pit] http")
     ex = sub.add_parser("export", help="the regulator's signed export of many tables")
     ex.add_argument("--config", type=Path, required=True)
-    ex.add_argument("--out", type=Path, required=True, help="a new or empty directory")
-    ex.add_argument("--from", dest="start", type=parse_time, metavar="T",
-                    help="first time (ISO 8601, UTC if no zone), inclusive")
-    ex.add_argument("--to", dest="end", type=parse_time, metavar="T",
-                    help="last time (ISO 8601, UTC if no zone), exclusive")
+    add_export_arguments(ex)
     ex.add_argument("--table", action="append", metavar="NAME",
                     help="only this table (repeatable; default: every table)")
     ve = sub.add_parser("verify", help="check a floor export, every table in it")
