@@ -9,7 +9,8 @@ enabled, then docs/deployment.md's steps for the pit run as written, with Debian
 mosquitto and PostgreSQL, and the collector and the page from their units' ExecStart as
 their user take a table's records. In a third, a fresh clone runs the README's two
 commands: setup installs every Debian package itself, the demo shows coups, and a subset of
-the tests passes (Chromium, ptys, systemd).
+the tests passes (Chromium, ptys, systemd); and setup leaves Debian's broker and cluster it
+installed stopped and disabled, and one installed before as it was.
 
 Slow (a Debian root from the network, about three minutes) and root-only, so it runs only
 with `pytest --chroot` (CI does: see .ci/run). The chroots get fresh /proc and /dev/pts
@@ -563,3 +564,60 @@ def test_the_test_command_installs_chromium_and_the_tests_pass(fresh: Path) -> N
     assert tests.returncode == 0, out[-4000:] + err[-4000:]
     assert (fresh / "usr/bin/chromium").exists()
     assert " passed" in out, out[-2000:]
+
+
+def enabled(root: Path, unit: str) -> bool:
+    """Whether `unit` is enabled in the root (its links, as deb-systemd-helper makes them)."""
+    return bool(list((root / "etc/systemd/system").glob(f"*.wants/{unit}")))
+
+
+def installed_package(root: Path, package: str) -> bool:
+    status = in_root(root, "dpkg-query", "-W", "-f=${db:Status-Status}", package).stdout
+    return status == "installed"
+
+
+def test_setup_left_the_broker_and_the_cluster_it_installed_off(fresh: Path) -> None:
+    """After the README's two commands above, which installed mosquitto and postgresql: their
+    services are not enabled, and the root's own policy-rc.d (which already kept every
+    service from starting here) is as it was."""
+    root = fresh
+    for package in ("mosquitto", "postgresql"):
+        assert installed_package(root, package), f"{package}: run the two tests above first"
+        assert not enabled(root, f"{package}.service"), package
+    assert (root / "usr/sbin/policy-rc.d").read_text() == "#!/bin/sh\nexit 101\n"
+
+
+@pytest.fixture(scope="module")
+def services(bare: Path) -> Iterator[Path]:
+    """A root that starts what apt installs (no policy-rc.d), where mosquitto was installed
+    before, with its service enabled as Debian leaves it (as on the pit); and a clone whose
+    package list is the demo's with postgresql added, so setup installs that one itself."""
+    with copy_of(bare, "services") as root:
+        policy = root / "usr/sbin/policy-rc.d"
+        clone = clone_into(root)
+        assert in_root(root, "apt-get", "update", "-qq").returncode == 0
+        mosquitto = in_root(root, "apt-get", "install", "-y", "-qq", "mosquitto",
+                            env={"DEBIAN_FRONTEND": "noninteractive"})  # the bare policy: held
+        assert mosquitto.returncode == 0, mosquitto.stdout + mosquitto.stderr
+        policy.unlink()
+        assert enabled(root, "mosquitto.service")
+        (clone / "scripts/debian-packages.txt").write_text(
+            "python3 demo the interpreter\npython3-venv demo .venv\n"
+            "mosquitto demo the broker\npostgresql demo the store\n")
+        yield root
+
+
+def test_setup_holds_off_the_cluster_it_installs_and_leaves_the_broker_as_it_was(
+        services: Path) -> None:
+    root = services
+    setup = readme(root, "bash scripts/setup")
+    out, err = setup.communicate(timeout=1200)
+    assert setup.returncode == 0, out[-4000:] + err[-4000:]
+    assert installed_package(root, "postgresql")
+    assert "setup: Debian's postgresql.service installed, not started and not enabled" in out
+    assert not enabled(root, "postgresql.service")
+    assert [name for name in running_in(root).values()
+            if name.startswith(("postgres", "mosquitto"))] == []  # nothing was started
+    assert not (root / "usr/sbin/policy-rc.d").exists()  # setup's own, gone with it
+    assert enabled(root, "mosquitto.service")  # installed before setup: left as it was
+    assert "mosquitto.service" not in out
