@@ -29,7 +29,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +39,7 @@ import pytest
 from hil.floor_servers import wait_for
 from hil.harness import ROOT
 from tests.display_client import get
+from tests.test_install import build_deb
 from tests.test_notify import Systemd, pings
 from tests.test_systemd_units import directives
 
@@ -130,23 +130,28 @@ def installed(bare: Path) -> Iterator[Path]:
         yield root
 
 
+def this_machines_arch() -> str:
+    return subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def apt_install_deb(root: Path, deb: Path) -> str:
+    """`apt install ./PACKAGE.deb` in the root, as the guide says; apt's output."""
+    shutil.copy2(deb, root / "tmp" / deb.name)
+    update = in_root(root, "apt-get", "update", "-qq")
+    assert update.returncode == 0, update.stderr
+    result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
+                     env={"DEBIAN_FRONTEND": "noninteractive"})
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return result.stdout
+
+
 @pytest.fixture(scope="module")
 def packaged(bare: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    arch = subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    out = tmp_path_factory.mktemp("deb")
-    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), "--arch", arch,
-                            "--adapter", ADAPTER, "--out", str(out), "--python", sys.executable],
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    deb = Path(built.stdout.strip().splitlines()[-1])
+    deb = build_deb(tmp_path_factory.mktemp("deb"), "--arch", this_machines_arch(),
+                    "--adapter", ADAPTER)
     with copy_of(bare, "packaged") as root:
-        shutil.copy2(deb, root / "tmp" / deb.name)
-        update = in_root(root, "apt-get", "update", "-qq")
-        assert update.returncode == 0, update.stderr
-        result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
-                         env={"DEBIAN_FRONTEND": "noninteractive"})
-        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        apt_install_deb(root, deb)
         yield root
 
 
@@ -368,7 +373,7 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
         running += [as_unit(root, f"{units}/{unit}", logs[unit]) for unit in PIT_UNITS]
         table = in_root(root, "/opt/shoe-floor/venv/bin/python", "-c", TABLE_LINK, str(port),
                         timeout=120)
-        assert table.stdout.strip() == "acked 40", table.stdout + table.stderr
+        assert table.stdout.splitlines()[-1:] == ["acked 40"], table.stdout + table.stderr
         def stored() -> list[str]:  # read as the collector's user, over the peer login
             return in_root(root, "runuser", "-u", "shoe-floor", "--",
                            "/opt/shoe-floor/venv/bin/python", "-c", STORED).stdout.split()
@@ -438,22 +443,10 @@ def pit_scripted(bare: Path) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def pit_packaged(bare: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    arch = subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    out = tmp_path_factory.mktemp("pit-deb")
-    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), "--floor", "--arch",
-                            arch, "--out", str(out), "--python", sys.executable],
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    deb = Path(built.stdout.strip().splitlines()[-1])
+    deb = build_deb(tmp_path_factory.mktemp("pit-deb"), "--floor", "--arch",
+                    this_machines_arch())
     with copy_of(bare, "pit-packaged") as root:
-        shutil.copy2(deb, root / "tmp" / deb.name)
-        update = in_root(root, "apt-get", "update", "-qq")
-        assert update.returncode == 0, update.stderr
-        result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
-                         env={"DEBIAN_FRONTEND": "noninteractive"})
-        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-        assert "systemctl enable --now" in result.stdout
+        assert "systemctl enable --now" in apt_install_deb(root, deb)
         yield root
 
 
