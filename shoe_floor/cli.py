@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -102,9 +103,25 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _open_store(database: str) -> Store:
+    """The collector's store, to read; AuditError (exit 2) saying why it cannot be opened."""
+    try:
+        return Store(database, create=False)
+    except ImportError as e:
+        raise AuditError(f"collector.database: PostgreSQL needs psycopg, the floor extra "
+                         f"(pip install 'shoe-daemon[floor]'): {e}") from e
+    except sqlite3.Error as e:
+        raise AuditError(f"collector.database: {database}: {e}") from e
+    except Exception as e:
+        psycopg = sys.modules.get("psycopg")
+        if psycopg is None or not isinstance(e, psycopg.Error):
+            raise
+        raise AuditError(f"collector.database: cannot connect: {str(e).strip()}") from e
+
+
 def _export(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    store = Store(config.database, create=False)
+    store = _open_store(config.database)
     try:
         floor = export_floor(store, config.state_dir, args.out, args.start, args.end,
                              args.table)

@@ -264,3 +264,20 @@ def test_a_table_pruned_before_the_floor_saw_it_exports_from_its_retained_start(
     manifest = json.loads((out / "t1" / "manifest.json").read_text())
     assert manifest["records"]["first"] == 21 and manifest["ledger"]["first"] == 21
     assert audit_verify(out / "t1", out / "floor.pub.pem").returncode == 0
+
+
+def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_path):
+    """As on a pit whose PostgreSQL is down: exit 2 naming the setting, nothing written."""
+    (tmp_path / "secret").write_text("s3cret\n")
+    nowhere = tmp_path / "no-server"
+    nowhere.mkdir()
+    toml = tmp_path / "floor.toml"
+    toml.write_text(f'[floor]\nbroker = "mqtts://127.0.0.1:1"\nusername = "shoe-floor"\n'
+                    f'password_file = "secret"\nca_file = "{certs.ca}"\n\n[collector]\n'
+                    f'database = "postgresql://shoe-floor@/shoe_floor?host={nowhere}"\n\n'
+                    f'[export]\nstate_dir = "{tmp_path / "state"}"\n')
+    assert floor_cli("keygen", "--config", str(toml)).returncode == 0
+    done = floor_cli("export", "--config", str(toml), "--out", str(tmp_path / "x"))
+    assert done.returncode == 2, done.stderr
+    assert "shoe-floor export: collector.database: cannot connect" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "x").exists()
