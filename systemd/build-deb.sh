@@ -3,10 +3,10 @@
 # (arm64, the default) or Debian 12 on a PC (amd64). It carries the project's wheel and every
 # pinned dependency as a binary wheel for that architecture and CPython 3.11, so installing
 # it needs no network and no compiler: its postinst builds /opt/shoe-daemon/venv from them.
-# With --floor, the pit's package instead: shoe-floor_VERSION_ARCH.deb (amd64 or arm64),
-# /opt/shoe-floor/venv with the floor extra (psycopg), the collector's and the page's units
-# (installed, not enabled: they need /etc/shoe-floor/floor.toml first), recommending
-# Debian's mosquitto and postgresql.
+# With --floor, the pit's package instead: shoe-floor_VERSION_ARCH.deb (amd64, its default,
+# or arm64), /opt/shoe-floor/venv with the floor extra (psycopg), the collector's and the
+# page's units (installed, not enabled: they need /etc/shoe-floor/floor.toml first),
+# recommending Debian's mosquitto and postgresql.
 #
 #   systemd/build-deb.sh [--arch arm64|amd64] [--adapter VID:PID:SERIAL] [--out DIR]
 #   systemd/build-deb.sh --floor [--arch amd64|arm64] [--out DIR]
@@ -17,7 +17,7 @@
 set -euo pipefail
 
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
-ARCH="arm64"
+ARCH=""                       # arm64 for a table, amd64 for the pit
 ADAPTER="0403:6001:SHOE0001"
 OUT="$SRC/dist"
 PYTHON="python3"
@@ -33,6 +33,7 @@ while [ $# -gt 0 ]; do
         *) echo "build-deb: unknown option $1" >&2; exit 2 ;;
     esac
 done
+[ -n "$ARCH" ] || { if [ "$FLOOR" -eq 1 ]; then ARCH=amd64; else ARCH=arm64; fi; }
 case "$ARCH" in
     arm64) MACHINE=aarch64 ;;
     amd64) MACHINE=x86_64 ;;

@@ -32,7 +32,7 @@ FLOOR=0
 RECOMMENDS=1
 TABLE_ONLY=""                  # a table's option given, which --floor refuses
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 say() { printf 'install: %s\n' "$*"; }
 die() { printf 'install: %s\n' "$*" >&2; exit 1; }
 

@@ -387,6 +387,11 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
         for process in running:
             process.send_signal(signal.SIGTERM)
             assert process.wait(30) == 0
+        # Step f: the regulator's export, as the floor's user (the database still up).
+        export = in_root(root, "runuser", "-u", "shoe-floor", "--",
+                         "/opt/shoe-floor/venv/bin/shoe-floor", "export", "--config",
+                         "/etc/shoe-floor/floor.toml", "--out", "/tmp/floor-export")
+        assert export.returncode == 0, export.stdout + export.stderr
     finally:
         for process in running:
             if process.poll() is None:
@@ -399,11 +404,6 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
         in_root(root, "pg_ctlcluster", version, "main", "stop")
     collected = (tmp / f"{PIT_UNITS[0]}.log").read_text()
     assert '"collector.connected"' in collected, collected[-3000:]
-    # Step f: the regulator's export, as the floor's user, and its checks.
-    export = in_root(root, "runuser", "-u", "shoe-floor", "--",
-                     "/opt/shoe-floor/venv/bin/shoe-floor", "export", "--config",
-                     "/etc/shoe-floor/floor.toml", "--out", "/tmp/floor-export")
-    assert export.returncode == 0, export.stdout + export.stderr
     for check in (["shoe-floor", "verify", "/tmp/floor-export"],
                   ["shoe-daemon", "audit", "verify", "/tmp/floor-export/table-7"]):
         verified = in_root(root, f"/opt/shoe-floor/venv/bin/{check[0]}", *check[1:],
