@@ -98,9 +98,10 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         os.set_blocking(log_fd, False)
         buf = b""
         arrivals: list[float] = []
+        connected = False
 
         def drain(wait: float) -> None:
-            nonlocal buf
+            nonlocal buf, connected
             ready, _, _ = select.select([log_fd, master], [], [], wait)
             now = time.perf_counter()
             if master in ready:
@@ -109,9 +110,17 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 buf += os.read(log_fd, 65536)
                 *lines, buf = buf.split(b"\n")
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
+                connected = connected or any(b'"event": "shoe.connected"' in line
+                                             for line in lines)
 
         try:
-            time.sleep(1.0)  # the daemon opens the port
+            # The daemon has opened the port (a busy machine takes more than a second to
+            # start it): frames written before would be lost.
+            deadline = time.perf_counter() + 120
+            while not connected and time.perf_counter() < deadline and daemon.poll() is None:
+                drain(0.1)
+            if not connected:
+                raise SystemExit("the daemon never opened the shoe's port")
             written: list[float] = []
             seconds_per_byte = 10.0 / baud if baud else 0.0
             seq = 0
