@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -44,10 +45,13 @@ KILLED = -signal.SIGKILL
 
 
 def committed(state: Path) -> int:
-    """The ledger's last record, read as the link reads it (read-only, beside the daemon)."""
+    """The ledger's last record, read as the link reads it (read-only, beside the daemon);
+    0 while the daemon is still making the ledger's file."""
     outbox = Outbox(state)
     try:
         return outbox.bounds()[1]
+    except sqlite3.OperationalError:  # the file is there, its table not yet
+        return 0
     finally:
         outbox.close()
 
