@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 import structlog
 
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.cli import parse_time
+from shoe_daemon.audit.cli import add_export_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
 from shoe_floor.broker import acl_text, broker_conf
@@ -43,11 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--http", metavar="HOST:PORT", help="instead of [pit] http")
     ex = sub.add_parser("export", help="the regulator's signed export of many tables")
     ex.add_argument("--config", type=Path, required=True)
-    ex.add_argument("--out", type=Path, required=True, help="a new or empty directory")
-    ex.add_argument("--from", dest="start", type=parse_time, metavar="T",
-                    help="first time (ISO 8601, UTC if no zone), inclusive")
-    ex.add_argument("--to", dest="end", type=parse_time, metavar="T",
-                    help="last time (ISO 8601, UTC if no zone), exclusive")
+    add_export_arguments(ex)
     ex.add_argument("--table", action="append", metavar="NAME",
                     help="only this table (repeatable; default: every table)")
     ve = sub.add_parser("verify", help="check a floor export, every table in it")
@@ -107,9 +104,25 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _open_store(database: str) -> Store:
+    """The collector's store, to read; AuditError (exit 2) saying why it cannot be opened."""
+    try:
+        return Store(database, create=False)
+    except ImportError as e:
+        raise AuditError(f"collector.database: PostgreSQL needs psycopg, the floor extra "
+                         f"(pip install 'shoe-daemon[floor]'): {e}") from e
+    except sqlite3.Error as e:
+        raise AuditError(f"collector.database: {database}: {e}") from e
+    except Exception as e:
+        psycopg = sys.modules.get("psycopg")
+        if psycopg is None or not isinstance(e, psycopg.Error):
+            raise
+        raise AuditError(f"collector.database: cannot connect: {str(e).strip()}") from e
+
+
 def _export(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    store = Store(config.database, create=False)
+    store = _open_store(config.database)
     try:
         floor = export_floor(store, config.state_dir, args.out, args.start, args.end,
                              args.table)

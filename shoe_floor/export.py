@@ -2,9 +2,10 @@
 records the collector verified, signed with the floor's own Ed25519 key.
 
 The export directory holds one subdirectory per table, each a complete single-table export
-in the table's own format (shoe_daemon.audit.layout; docs/audit.md): events.jsonl and
-coups.csv byte for byte what the table's own export of the same range holds, manifest.json,
-manifest.sig, and table.pub.pem, which here is the *floor's* public key. Each checks with
+written by the table's own export builder (shoe_daemon.audit.builder; docs/audit.md):
+events.jsonl and coups.csv byte for byte what the table's own export of the same range
+holds, manifest.json, manifest.sig, and table.pub.pem, which here is the *floor's* public
+key. Each checks with
 `shoe-daemon audit verify DIR/<table> --public-key floor.pub.pem` and with the openssl steps
 of docs/audit.md. At the top, floor-manifest.json names every table exported, its range and
 the SHA-256 of its manifest.json, signed by the same key (floor-manifest.sig), so a table's
@@ -23,33 +24,19 @@ verified record after it) or ends at the floor's verified tip.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
-import tempfile
 import time
 import tomllib
-from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from shoe_daemon import __version__
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.coups import CoupsTable
-from shoe_daemon.audit.layout import (
-    COUPS,
-    DATA_FILES,
-    EVENTS,
-    EXPORT_FILES,
-    FORMAT,
-    MANIFEST,
-    PUBLIC_KEY,
-    SIGNATURE,
-    iso,
-    manifest_bytes,
-)
-from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, Record, Start, canonical
+from shoe_daemon.audit.builder import ExportBuilder, staged
+from shoe_daemon.audit.layout import MANIFEST, iso, manifest_bytes
+from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, Record, Start
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_floor import query
 from shoe_floor.config import CollectorConfigError, parse
@@ -94,12 +81,6 @@ def directory_for(table: str) -> str:
     return "table-" + hashlib.sha256(table.encode()).hexdigest()[:16]
 
 
-def _fsync_tree(root: Path) -> None:
-    for path in sorted(root.rglob("*"), reverse=True):
-        keys.fsync_path(path)
-    keys.fsync_path(root)
-
-
 def export_floor(store: Store, state_dir: Path, out: Path, start_ns: int | None = None,
                  end_ns: int | None = None, tables: list[str] | None = None,
                  created: str | None = None) -> dict[str, Any]:
@@ -110,14 +91,8 @@ def export_floor(store: Store, state_dir: Path, out: Path, start_ns: int | None 
     except keys.KeyProblem as e:
         raise AuditError(f"{e} (the floor's key: `shoe-floor keygen --config ...`)") from e
     out = out.resolve()
-    if out.is_dir() and any(out.iterdir()):
-        raise AuditError(f"{out} is not empty: export into a new or empty directory")
-    if out.exists() and not out.is_dir():
-        raise AuditError(f"{out} exists and is not a directory")
     created = created or iso(time.time_ns())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with staged(out) as tmp:
         entries: list[dict[str, Any]] = []
         without: list[str] = []
         with query.snapshot(store):
@@ -158,14 +133,6 @@ def export_floor(store: Store, state_dir: Path, out: Path, start_ns: int | None 
         (tmp / FLOOR_MANIFEST).write_bytes(data)
         (tmp / FLOOR_SIGNATURE).write_bytes(key.private.sign(data))
         (tmp / FLOOR_KEY).write_bytes(key.public_pem)
-        _fsync_tree(tmp)
-        for path in (tmp, *(p for p in tmp.iterdir() if p.is_dir())):
-            os.chmod(path, 0o755)
-        os.replace(tmp, out)  # rename(2): atomic, and allowed onto an empty directory
-        keys.fsync_path(out.parent)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return floor
 
 
@@ -178,10 +145,25 @@ def _entry(table: str, name: str, manifest: dict[str, Any], path: Path) -> dict[
             "manifest_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
+def _checked(store: Store, table: str, first: int, first_prev: str,
+             last: int) -> Iterator[Record]:
+    """The table's stored records `first`..`last`, each checked by the ledger's `Chain` (no
+    seals: the floor has no ledger key) before it is yielded; VerifyFailed at the first bad
+    one."""
+    chain = Chain(Start(first, first_prev), None)
+    for record in query.records(store, table, first, last):
+        try:
+            chain.follow(record)
+        except LedgerCorrupt as e:
+            raise VerifyFailed(f"record {e.index}: {e.why}") from e
+        yield record
+
+
 def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: keys.TableKey,
            start_ns: int | None, end_ns: int | None, created: str) -> dict[str, Any]:
-    """One table's export into `outdir`, in the table's own format, after its chain is
-    checked from the first record the floor holds to the end of the range."""
+    """One table's export into `outdir`, built as the table's own (shoe_daemon.audit.builder),
+    after its chain is checked from the first record the floor holds to the end of the
+    range."""
     first, last = span
     held = query.stored_span(store, table)
     assert held is not None
@@ -191,77 +173,22 @@ def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: k
         raise VerifyFailed(f"table {table}: its first stored record {stored_first} is not "
                            "record 1 and no ledger.pruned record vouches for it: nothing "
                            "exported")
-    chain = Chain(Start(stored_first, first_prev), None)
-    counts: Counter[str] = Counter()
-    coups = CoupsTable()
-    digest = hashlib.sha256()
-    start: Record | None = None  # the latest daemon.start at or before `last`
-    starts: list[int] = []
-    head: Record | None = None
-    earliest = latest = 0
-    with (outdir / EVENTS).open("wb") as events:
-        for record in query.records(store, table, stored_first, last):
-            try:
-                chain.follow(record)
-            except LedgerCorrupt as e:
-                raise VerifyFailed(f"table {table}: record {e.index}: {e.why}; the floor's "
-                                   "store no longer holds what the collector verified: "
-                                   "nothing exported") from e
-            if record.kind == "daemon.start":
-                start = record
-            if record.idx < first:
-                continue
-            head = head or record
-            earliest = min(earliest or record.wall_ns, record.wall_ns)
-            latest = max(latest, record.wall_ns)
-            if record.kind == "daemon.start":
-                starts.append(record.idx)
-            line = (canonical(record.as_dict()) + "\n").encode()
-            events.write(line)
-            digest.update(line)
-            counts[record.kind] += 1
-            coups.feed(record)
-    if chain.expected != last + 1 or head is None:
-        raise VerifyFailed(f"table {table}: record {chain.expected}: missing from the store "
-                           f"(the range ends at {last}): nothing exported")
-    coups_bytes = coups.text().encode()
-    (outdir / COUPS).write_bytes(coups_bytes)
-    hashes = {EVENTS: digest.hexdigest(), COUPS: hashlib.sha256(coups_bytes).hexdigest()}
-    body = start.body if start is not None else {}
+    build = ExportBuilder(outdir, first, last, start_ns, end_ns)
+    try:
+        build.write(_checked(store, table, stored_first, first_prev, last))
+    except VerifyFailed as e:
+        raise VerifyFailed(f"table {table}: {e}; the floor's store no longer holds what the "
+                           "collector verified: nothing exported") from e
     complete = tip > last
-    alarms = query.alarms_in(store, table, first, last, earliest, latest)
+    alarms = query.alarms_in(store, table, first, last, build.earliest, build.latest)
     waiting = query.waiting_from(store, table)
-    manifest = {
-        "format": FORMAT,
-        "table": body.get("table"),
-        "profile": body.get("profile"),
-        "software": None if start is None else {
-            "version": body.get("version"),
-            "code_sha256": body.get("code_sha256"),
-            "daemon_start_record": start.idx,
-        },
-        "daemon_starts": starts,
-        "records": {"first": first, "last": last, "count": last - first + 1},
-        "time": {
-            "from": None if start_ns is None else iso(start_ns),
-            "to": None if end_ns is None else iso(end_ns),
-            "earliest_record": iso(earliest),
-            "latest_record": iso(latest),
-        },
-        "counts": dict(sorted(counts.items())),
-        "coups": len(coups.rows),
-        "chain": {"prev": head.prev, "last": chain.prev},
-        "files": hashes,
-        "sha256sum": [f"{hashes[name]}  {name}" for name in DATA_FILES],
-        "ledger": {"first": stored_first, "last": tip,
-                   "verified": f"chain of records {stored_first}..{last} as the floor holds "
-                               "them, at export; the seals (mac) need the table's ledger key: "
-                               "`shoe-daemon audit verify --state-dir` at the table"},
-        "key_id": key.key_id,
-        "signature": {"algorithm": "Ed25519", "file": SIGNATURE, "over": MANIFEST},
-        "created": created,
-        "exporter": f"shoe-floor {__version__}",
-        "floor": {
+    return build.sign(
+        key, created=created, exporter=f"shoe-floor {__version__}",
+        ledger={"first": stored_first, "last": tip,
+                "verified": f"chain of records {stored_first}..{last} as the floor holds "
+                            "them, at export; the seals (mac) need the table's ledger key: "
+                            "`shoe-daemon audit verify --state-dir` at the table"},
+        floor={
             "table_id": table,
             "signed_by": "the floor's key, not the table's: check the key id against the "
                          "floor key lodged",
@@ -272,11 +199,4 @@ def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: k
                 "floor at export" + (f" (records from {waiting} wait behind a gap)"
                                      if waiting is not None else "")),
             "alarms": [dict(a, raised_at=iso(a["raised_at"])) for a in alarms],
-        },
-    }
-    data = manifest_bytes(manifest)
-    (outdir / MANIFEST).write_bytes(data)
-    (outdir / SIGNATURE).write_bytes(key.private.sign(data))
-    (outdir / PUBLIC_KEY).write_bytes(key.public_pem)
-    assert sorted(p.name for p in outdir.iterdir()) == sorted(EXPORT_FILES)
-    return manifest
+        })

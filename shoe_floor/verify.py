@@ -12,7 +12,7 @@ from pathlib import Path
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.layout import MANIFEST
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
-from shoe_daemon.audit.verify import verify_export
+from shoe_daemon.audit.verify import public_key_at, verify_export
 from shoe_floor.export import FLOOR_FORMAT, FLOOR_KEY, FLOOR_MANIFEST, FLOOR_SIGNATURE
 
 
@@ -24,12 +24,7 @@ def verify_floor(outdir: Path, public_key: Path | None = None) -> list[str]:
         if not (outdir / name).is_file():
             raise VerifyFailed(f"{name}: missing from the floor export")
     key_path = public_key or outdir / FLOOR_KEY
-    try:
-        pub = keys.load_public_pem(key_path.read_bytes(), str(key_path))
-    except OSError as e:
-        raise AuditError(f"{key_path}: {e.strerror or e}") from e
-    except keys.KeyProblem as e:
-        raise VerifyFailed(str(e)) from e
+    pub = public_key_at(key_path)
     kid = keys.key_id(pub)
     data = (outdir / FLOOR_MANIFEST).read_bytes()
     if not keys.verify_signature(pub, (outdir / FLOOR_SIGNATURE).read_bytes(), data):

@@ -24,9 +24,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from shoe_daemon.audit import cli as audit_cli
 from shoe_daemon.audit import keys, layout, ledger
+from shoe_daemon.audit.builder import ExportBuilder, staged
 from shoe_daemon.audit.coups import CoupsTable
 from shoe_daemon.audit.export import export as write_export
 from shoe_daemon.audit.ledger import Ledger, Record, canonical, chain_hash
+from shoe_daemon.audit.reader import VerifyFailed
+from shoe_daemon.audit.verify import verify_export as audit_verify_export
 from shoe_daemon.game import results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -724,6 +727,28 @@ def test_export_of_an_empty_range_is_refused(state: Path, tmp_path: Path, capsys
     with pytest.raises(SystemExit):
         run(capsys, "export", "--state-dir", state, "--out", tmp_path / "x", "--to", "soon")
     assert "not an ISO 8601 time" in capsys.readouterr().err
+
+
+def test_the_builder_refuses_records_that_stop_short_and_leaves_nothing(state: Path,
+                                                                        tmp_path: Path) -> None:
+    """The one builder of an export (the table's and the floor's): a source whose records end
+    before the range does is named, at the first record missing, and nothing is placed."""
+    records = all_records(state)
+    out = tmp_path / "short"
+    with pytest.raises(VerifyFailed, match=r"^record 21: missing \(the range ends at 30\)$"), \
+            staged(out) as tmp:
+        ExportBuilder(tmp, 13, 30, None, None).write(records[:20])
+    with pytest.raises(VerifyFailed, match=r"^record 6: missing"), staged(out) as tmp:
+        ExportBuilder(tmp, 13, 30, None, None).write(records[:5])
+    with pytest.raises(VerifyFailed, match=r"^record 13: missing"), staged(out) as tmp:
+        ExportBuilder(tmp, 13, 30, None, None).write([])
+    assert not out.exists() and list(tmp_path.iterdir()) == [state]
+    with staged(out) as tmp:
+        build = ExportBuilder(tmp, 13, 25, None, None)
+        build.write(records)  # records past the range's end are not read into it
+        build.sign(keys.load_current(state), ledger={}, created="2026-03-02T00:00:00Z",
+                   exporter="test")
+    assert audit_verify_export(out).startswith("export intact: records 13..25 (13), 1 coups")
 
 
 def test_export_without_a_ledger(tmp_path: Path, capsys) -> None:

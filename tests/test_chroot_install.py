@@ -3,9 +3,14 @@ copy of it systemd/install.sh runs exactly as on a fresh Pi (apt, the system use
 directory and the key made as that user, the unit, the rules, the configuration); in another
 copy the Debian package (systemd/build-deb.sh, for this machine's architecture) is installed
 with apt. In both, the service's ExecStart then runs as its user, with its environment,
-against a real notification socket, until READY=1, watchdog pings and a clean stop. In a
-third, a fresh clone runs the README's two commands: setup installs every Debian package
-itself, the demo shows coups, and a subset of the tests passes (Chromium, ptys, systemd).
+against a real notification socket, until READY=1, watchdog pings and a clean stop. The
+pit's side likewise, by `install.sh --floor` and by the `shoe-floor` package: nothing
+enabled, then docs/deployment.md's steps for the pit run as written, with Debian's own
+mosquitto and PostgreSQL, and the collector and the page from their units' ExecStart as
+their user take a table's records. In a third, a fresh clone runs the README's two
+commands: setup installs every Debian package itself, the demo shows coups, and a subset of
+the tests passes (Chromium, ptys, systemd); and setup leaves Debian's broker and cluster it
+installed stopped and disabled, and one installed before as it was.
 
 Slow (a Debian root from the network, about three minutes) and root-only, so it runs only
 with `pytest --chroot` (CI does: see .ci/run). The chroots get fresh /proc and /dev/pts
@@ -15,13 +20,15 @@ mounts only, never the host's /dev, and nothing is deleted while anything is mou
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
+import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,13 +36,28 @@ from typing import IO
 
 import pytest
 
+from hil.floor_servers import wait_for
 from hil.harness import ROOT
+from tests.display_client import get
+from tests.test_install import build_deb
 from tests.test_notify import Systemd, pings
 from tests.test_systemd_units import directives
 
 pytestmark = pytest.mark.chroot
 MIRROR = "http://deb.debian.org/debian"
 ADAPTER = "0403:6001:A10K2B3C"
+
+
+def running_in(root: Path) -> dict[int, str]:
+    """The processes whose root directory is `root` (a daemon started in it): pid, name."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "root") == str(root.resolve()):
+                found[int(entry.name)] = (entry / "comm").read_text().strip()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
 
 
 def mounted_under(root: Path) -> list[str]:
@@ -80,6 +102,9 @@ def copy_of(bare: Path, name: str) -> Iterator[Path]:
     try:
         yield root
     finally:
+        for pid in running_in(root):  # whatever a failed test left running in it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         for mount in reversed(mounted_under(root)):
             subprocess.run(["umount", mount], check=False)
         if not mounted_under(root):
@@ -105,23 +130,28 @@ def installed(bare: Path) -> Iterator[Path]:
         yield root
 
 
+def this_machines_arch() -> str:
+    return subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def apt_install_deb(root: Path, deb: Path) -> str:
+    """`apt install ./PACKAGE.deb` in the root, as the guide says; apt's output."""
+    shutil.copy2(deb, root / "tmp" / deb.name)
+    update = in_root(root, "apt-get", "update", "-qq")
+    assert update.returncode == 0, update.stderr
+    result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
+                     env={"DEBIAN_FRONTEND": "noninteractive"})
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return result.stdout
+
+
 @pytest.fixture(scope="module")
 def packaged(bare: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    arch = subprocess.run(["dpkg", "--print-architecture"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    out = tmp_path_factory.mktemp("deb")
-    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), "--arch", arch,
-                            "--adapter", ADAPTER, "--out", str(out), "--python", sys.executable],
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    deb = Path(built.stdout.strip().splitlines()[-1])
+    deb = build_deb(tmp_path_factory.mktemp("deb"), "--arch", this_machines_arch(),
+                    "--adapter", ADAPTER)
     with copy_of(bare, "packaged") as root:
-        shutil.copy2(deb, root / "tmp" / deb.name)
-        update = in_root(root, "apt-get", "update", "-qq")
-        assert update.returncode == 0, update.stderr
-        result = in_root(root, "apt-get", "install", "-y", "-qq", f"/tmp/{deb.name}",
-                         env={"DEBIAN_FRONTEND": "noninteractive"})
-        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        apt_install_deb(root, deb)
         yield root
 
 
@@ -230,6 +260,225 @@ def test_purging_the_package_keeps_the_ledger_and_keys(packaged: Path) -> None:
     assert (root / "var/lib/shoe-daemon/keys/current").is_file()
 
 
+# ---- the pit's machine ----------------------------------------------------------------------
+# docs/deployment.md, "The floor: the pit's machine": installed by the script and by the
+# package, then its marked steps run as written, as root.
+GUIDE = ROOT / "docs" / "deployment.md"
+PIT_UNITS = ("shoe-floor-collect.service", "shoe-floor-serve.service")
+TABLE_LINK = """
+import sys, time
+from pathlib import Path
+from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.link import FloorLink
+
+state = Path("/root/pit/table-7")
+ledger = Ledger(state)
+ledger.append_many(("frame", {"type": "CARD", "fields": ["9C"], "n": n}) for n in range(40))
+password = Path("/root/pit/table-7.password").read_text().strip()
+link = FloorLink(FloorConfig("floor-broker.casino.lan", int(sys.argv[1]), "table-7", password,
+                             Path("/etc/shoe-floor/floor-ca.pem")), state, poll=0.1)
+link.start()
+link.notify()
+deadline = time.monotonic() + 60
+while link.acked < 40 and time.monotonic() < deadline:
+    time.sleep(0.1)
+link.stop()
+print("acked", link.acked)
+"""
+STORED = """
+import psycopg
+with psycopg.connect("postgresql://shoe-floor@/shoe_floor?host=/run/postgresql") as db:
+    print(*db.execute("SELECT count(*), max(idx) FROM records WHERE table_id = 'table-7'")
+          .fetchone())
+"""
+
+
+def guide_step(name: str) -> str:
+    match = re.search(rf"<!-- pit:{name} -->\n```sh\n(.*?)```\n<!-- /pit:{name} -->",
+                      GUIDE.read_text(), re.S)
+    assert match, f"docs/deployment.md has no pit:{name} block"
+    return match.group(1)
+
+
+def run_step(root: Path, name: str) -> None:
+    """A marked block of the guide, as written, in root's shell in /root/pit."""
+    done = in_root(root, "bash", "-c", "set -euo pipefail\ncd /root/pit\n" + guide_step(name))
+    assert done.returncode == 0, (name, done.stdout[-3000:], done.stderr[-3000:])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def as_unit(root: Path, unit_path: str, log: IO[str]) -> subprocess.Popen[str]:
+    """The unit's ExecStart as systemd would start it: its User, Group and WorkingDirectory,
+    a clean environment (minus the sandbox: systemd is not PID 1 here)."""
+    unit = directives(root / unit_path)
+    return subprocess.Popen(
+        ["chroot", str(root), "setpriv", f"--reuid={unit['Service.User'][0]}",
+         f"--regid={unit['Service.Group'][0]}", "--init-groups", "--", "/usr/bin/env", "-i",
+         "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "sh", "-c",
+         f"cd {unit['Service.WorkingDirectory'][0]} && exec {unit['Service.ExecStart'][0]}"],
+        stdout=log, stderr=subprocess.STDOUT, text=True)
+
+
+def debians_mosquitto(root: Path) -> subprocess.Popen[str]:
+    """Debian's mosquitto.service in the root, as systemd runs it: its ExecStartPre lines,
+    then its ExecStart (root, dropping to `mosquitto`)."""
+    unit = directives(root / "lib/systemd/system/mosquitto.service")
+    for line in unit["Service.ExecStartPre"]:
+        assert in_root(root, *shlex.split(line)).returncode == 0, line
+    return subprocess.Popen(["chroot", str(root), "/usr/bin/env", "-i", "PATH=/usr/bin:/bin",
+                             *shlex.split(unit["Service.ExecStart"][0])],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
+    """Steps b to f for the pit, and the collector and the page running from their units.
+    The chroot shares this machine's network: the broker gets a free loopback port instead of
+    8883 on every address, PostgreSQL its unix socket only, the page a free port."""
+    (root / "root/pit").mkdir()
+    with (root / "etc/hosts").open("a") as hosts:  # the broker's name, as the casino's DNS
+        hosts.write("127.0.0.1 floor-broker.casino.lan\n")
+    run_step(root, "tls")
+    port, page = free_port(), free_port()
+    conf = root / "etc/mosquitto/conf.d/shoe-floor.conf"
+    conf.write_text(conf.read_text().replace("listener 8883 0.0.0.0", f"listener {port} 127.0.0.1"))
+    run_step(root, "logins")
+    broker = debians_mosquitto(root)
+    version = next((root / "etc/postgresql").iterdir()).name
+    for command in (f"pg_conftool {version} main set listen_addresses ''",
+                    f"pg_ctlcluster {version} main start"):
+        started = in_root(root, *shlex.split(command))
+        assert started.returncode == 0, started.stdout + started.stderr
+    logs = {unit: (tmp / f"{unit}.log").open("w") for unit in PIT_UNITS}
+    running: list[subprocess.Popen[str]] = []
+    try:
+        wait_for(lambda: broker.poll() is not None or listening(port), 20, what="mosquitto")
+        assert broker.poll() is None, (root / "var/log/mosquitto/mosquitto.log").read_text()
+        run_step(root, "database")
+        config = root / "etc/shoe-floor/floor.toml"  # the operator's edits (step d)
+        config.write_text(config.read_text()
+                          .replace("casino.lan:8883", f"casino.lan:{port}")
+                          .replace('http = "127.0.0.1:8090"', f'http = "127.0.0.1:{page}"'))
+        run_step(root, "key")
+        running += [as_unit(root, f"{units}/{unit}", logs[unit]) for unit in PIT_UNITS]
+        table = in_root(root, "/opt/shoe-floor/venv/bin/python", "-c", TABLE_LINK, str(port),
+                        timeout=120)
+        assert table.stdout.splitlines()[-1:] == ["acked 40"], table.stdout + table.stderr
+        def stored() -> list[str]:  # read as the collector's user, over the peer login
+            return in_root(root, "runuser", "-u", "shoe-floor", "--",
+                           "/opt/shoe-floor/venv/bin/python", "-c", STORED).stdout.split()
+
+        def tips() -> list[int]:
+            tiles = json.loads(get(f"http://127.0.0.1:{page}", "/api/tiles")[2])["tiles"]
+            return [t["store"]["tip"] for t in tiles]
+
+        wait_for(lambda: stored() == ["40", "40"], 60, 0.5, "the records in PostgreSQL")
+        wait_for(lambda: tips() == [40], 30, 0.5, "the page to show the table")
+        for process in running:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(30) == 0
+        # Step f: the regulator's export, as the floor's user (the database still up).
+        export = in_root(root, "runuser", "-u", "shoe-floor", "--",
+                         "/opt/shoe-floor/venv/bin/shoe-floor", "export", "--config",
+                         "/etc/shoe-floor/floor.toml", "--out", "/tmp/floor-export")
+        assert export.returncode == 0, export.stdout + export.stderr
+    finally:
+        for process in running:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+        for log in logs.values():
+            log.close()
+        broker.terminate()
+        broker.wait(20)
+        in_root(root, "pg_ctlcluster", version, "main", "stop")
+    collected = (tmp / f"{PIT_UNITS[0]}.log").read_text()
+    assert '"collector.connected"' in collected, collected[-3000:]
+    for check in (["shoe-floor", "verify", "/tmp/floor-export"],
+                  ["shoe-daemon", "audit", "verify", "/tmp/floor-export/table-7"]):
+        verified = in_root(root, f"/opt/shoe-floor/venv/bin/{check[0]}", *check[1:],
+                           "--public-key", "/root/pit/floor.pub.pem")
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert "records 1..40 (40)" in verified.stdout
+
+
+def nothing_enabled_and_the_pits_parts(root: Path, units: str) -> None:
+    user = next(line for line in (root / "etc/passwd").read_text().splitlines()
+                if line.startswith("shoe-floor:"))
+    uid = int(user.split(":")[2])
+    state = root / "var/lib/shoe-floor"
+    assert uid != 0 and state.stat().st_uid == uid and state.stat().st_mode & 0o777 == 0o750
+    for unit in PIT_UNITS:
+        assert (root / units / unit).is_file()
+        assert not list((root / "etc/systemd/system").glob(f"*.wants/{unit}")), unit
+    for package in ("mosquitto", "postgresql"):  # the package's Recommends, the script's
+        status = in_root(root, "dpkg-query", "-W", "-f=${db:Status-Status}", package).stdout
+        assert status == "installed", package
+    assert not (root / "etc/mosquitto/conf.d/shoe-floor.conf").exists()  # Debian's starts
+    assert (root / "etc/shoe-floor/floor.toml").is_file()
+    assert not (root / "etc/systemd/system/shoe-daemon.service").exists()
+    acl = in_root(root, "/opt/shoe-floor/venv/bin/shoe-floor", "acl")
+    assert acl.stdout == (root / "opt/shoe-floor/mosquitto/shoe-floor.acl").read_text()
+
+
+@pytest.fixture(scope="module")
+def pit_scripted(bare: Path) -> Iterator[Path]:
+    with copy_of(bare, "pit-scripted") as root:
+        result = in_root(root, "bash", "/src/systemd/install.sh", "--floor",
+                         env={"PIP_CERT": "/etc/host-ca.crt"})
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+        assert "the units are not enabled here" in result.stdout
+        yield root
+
+
+@pytest.fixture(scope="module")
+def pit_packaged(bare: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    deb = build_deb(tmp_path_factory.mktemp("pit-deb"), "--floor", "--arch",
+                    this_machines_arch())
+    with copy_of(bare, "pit-packaged") as root:
+        assert "systemctl enable --now" in apt_install_deb(root, deb)
+        yield root
+
+
+def test_the_pits_script_installs_its_parts_and_enables_nothing(pit_scripted: Path) -> None:
+    nothing_enabled_and_the_pits_parts(pit_scripted, "etc/systemd/system")
+
+
+def test_the_pit_runs_as_the_guide_says_after_the_script(pit_scripted: Path,
+                                                         tmp_path: Path) -> None:
+    follow_the_guide(pit_scripted, "etc/systemd/system", tmp_path)
+
+
+def test_the_pits_package_installs_its_parts_and_enables_nothing(pit_packaged: Path) -> None:
+    nothing_enabled_and_the_pits_parts(pit_packaged, "usr/lib/systemd/system")
+    assert in_root(pit_packaged, "shoe-floor", "broker-conf").stdout == \
+        (pit_packaged / "opt/shoe-floor/mosquitto/shoe-floor.conf").read_text()
+
+
+def test_the_pit_runs_as_the_guide_says_after_the_package(pit_packaged: Path,
+                                                          tmp_path: Path) -> None:
+    follow_the_guide(pit_packaged, "usr/lib/systemd/system", tmp_path)
+
+
+def test_purging_the_pits_package_keeps_its_keys(pit_packaged: Path) -> None:
+    root = pit_packaged
+    purge = in_root(root, "apt-get", "purge", "-y", "-qq", "shoe-floor")
+    assert purge.returncode == 0, purge.stdout + purge.stderr
+    assert not (root / "opt/shoe-floor/venv").exists()
+    assert not (root / "usr/lib/systemd/system/shoe-floor-collect.service").exists()
+    assert (root / "var/lib/shoe-floor/keys/current").is_file()
+
+
 # ---- a fresh clone, as a newcomer meets it --------------------------------------------------
 # The README's two commands from a clone of the committed tree, in a root where nothing of
 # theirs is installed (no Python even): scripts/setup must bring every Debian package itself.
@@ -244,15 +493,22 @@ SUBSET = ["tests/test_setup.py", "tests/test_demo.py", "tests/test_systemd_units
           "tests/test_audit.py::test_public_key_output_is_a_pem_file_and_the_key_id_is_openssls"]
 
 
+def clone_into(root: Path) -> Path:
+    """A clone of this checkout's HEAD at CLONE, with Debian's sources as its installer
+    leaves them."""
+    (root / "etc/apt/sources.list").write_text(SOURCES)
+    clone = root / CLONE.lstrip("/")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", head], check=True)
+    return clone
+
+
 @pytest.fixture(scope="module")
 def fresh(bare: Path) -> Iterator[Path]:
     with copy_of(bare, "fresh") as root:
-        (root / "etc/apt/sources.list").write_text(SOURCES)
-        clone = root / CLONE.lstrip("/")
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout.strip()
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(clone)], check=True)
-        subprocess.run(["git", "-C", str(clone), "checkout", "-q", head], check=True)
+        clone_into(root)
         yield root
 
 
@@ -301,3 +557,60 @@ def test_the_test_command_installs_chromium_and_the_tests_pass(fresh: Path) -> N
     assert tests.returncode == 0, out[-4000:] + err[-4000:]
     assert (fresh / "usr/bin/chromium").exists()
     assert " passed" in out, out[-2000:]
+
+
+def enabled(root: Path, unit: str) -> bool:
+    """Whether `unit` is enabled in the root (its links, as deb-systemd-helper makes them)."""
+    return bool(list((root / "etc/systemd/system").glob(f"*.wants/{unit}")))
+
+
+def installed_package(root: Path, package: str) -> bool:
+    status = in_root(root, "dpkg-query", "-W", "-f=${db:Status-Status}", package).stdout
+    return status == "installed"
+
+
+def test_setup_left_the_broker_and_the_cluster_it_installed_off(fresh: Path) -> None:
+    """After the README's two commands above, which installed mosquitto and postgresql: their
+    services are not enabled, and the root's own policy-rc.d (which already kept every
+    service from starting here) is as it was."""
+    root = fresh
+    for package in ("mosquitto", "postgresql"):
+        assert installed_package(root, package), f"{package}: run the two tests above first"
+        assert not enabled(root, f"{package}.service"), package
+    assert (root / "usr/sbin/policy-rc.d").read_text() == "#!/bin/sh\nexit 101\n"
+
+
+@pytest.fixture(scope="module")
+def services(bare: Path) -> Iterator[Path]:
+    """A root that starts what apt installs (no policy-rc.d), where mosquitto was installed
+    before, with its service enabled as Debian leaves it (as on the pit); and a clone whose
+    package list is the demo's with postgresql added, so setup installs that one itself."""
+    with copy_of(bare, "services") as root:
+        policy = root / "usr/sbin/policy-rc.d"
+        clone = clone_into(root)
+        assert in_root(root, "apt-get", "update", "-qq").returncode == 0
+        mosquitto = in_root(root, "apt-get", "install", "-y", "-qq", "mosquitto",
+                            env={"DEBIAN_FRONTEND": "noninteractive"})  # the bare policy: held
+        assert mosquitto.returncode == 0, mosquitto.stdout + mosquitto.stderr
+        policy.unlink()
+        assert enabled(root, "mosquitto.service")
+        (clone / "scripts/debian-packages.txt").write_text(
+            "python3 demo the interpreter\npython3-venv demo .venv\n"
+            "mosquitto demo the broker\npostgresql demo the store\n")
+        yield root
+
+
+def test_setup_holds_off_the_cluster_it_installs_and_leaves_the_broker_as_it_was(
+        services: Path) -> None:
+    root = services
+    setup = readme(root, "bash scripts/setup")
+    out, err = setup.communicate(timeout=1200)
+    assert setup.returncode == 0, out[-4000:] + err[-4000:]
+    assert installed_package(root, "postgresql")
+    assert "setup: Debian's postgresql.service installed, not started and not enabled" in out
+    assert not enabled(root, "postgresql.service")
+    assert [name for name in running_in(root).values()
+            if name.startswith(("postgres", "mosquitto"))] == []  # nothing was started
+    assert not (root / "usr/sbin/policy-rc.d").exists()  # setup's own, gone with it
+    assert enabled(root, "mosquitto.service")  # installed before setup: left as it was
+    assert "mosquitto.service" not in out

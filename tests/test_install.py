@@ -180,26 +180,37 @@ def test_the_script_refuses_a_malformed_adapter(tmp_path: Path) -> None:
 
 
 
-def test_the_pi_package_carries_only_wheels_for_the_pi(tmp_path: Path) -> None:
-    """The arm64 .deb: installable on the Pi with no network and no compiler."""
-    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), "--arch", "arm64",
-                            "--adapter", ADAPTER, "--out", str(tmp_path),
-                            "--python", sys.executable],
+def build_deb(out: Path, *options: str) -> Path:
+    """systemd/build-deb.sh OPTIONS, the package into `out`; its path."""
+    built = subprocess.run(["bash", str(ROOT / "systemd/build-deb.sh"), *options, "--out",
+                            str(out), "--python", sys.executable],
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr[-3000:]
-    deb = built.stdout.strip().splitlines()[-1]
+    return Path(built.stdout.strip().splitlines()[-1])
+
+
+def deb_contents(deb: Path, machine: str) -> tuple[list[str], list[str]]:
+    """The package's file listing and its wheels, each wheel checked to be pure Python or
+    built for `machine`: installable with no network and no compiler."""
+    listing = subprocess.run(["dpkg-deb", "-c", str(deb)], check=True, capture_output=True,
+                             text=True).stdout.split("\n")
+    wheels = [line.rsplit("/", 1)[-1] for line in listing if line.endswith(".whl")]
+    assert any(w.startswith("shoe_daemon-") for w in wheels)
+    for name in wheels:
+        tags = name[:-4].split("-")[-1]
+        assert tags == "any" or machine in tags, name
+    return listing, wheels
+
+
+def test_the_pi_package_carries_only_wheels_for_the_pi(tmp_path: Path) -> None:
+    """The arm64 .deb: installable on the Pi with no network and no compiler."""
+    deb = build_deb(tmp_path, "--arch", "arm64", "--adapter", ADAPTER)
     fields = subprocess.run(["dpkg-deb", "-f", deb, "Package", "Architecture", "Depends"],
                             check=True, capture_output=True, text=True).stdout
     assert "Package: shoe-daemon" in fields and "Architecture: arm64" in fields
     assert "python3 (>= 3.11), python3 (<< 3.12)" in fields  # the wheels are for CPython 3.11
-    listing = subprocess.run(["dpkg-deb", "-c", deb], check=True, capture_output=True,
-                             text=True).stdout.split("\n")
-    wheels = [line.rsplit("/", 1)[-1] for line in listing if line.endswith(".whl")]
-    assert any(w.startswith("shoe_daemon-") for w in wheels)
+    listing, wheels = deb_contents(deb, "aarch64")
     assert any(w.startswith("cryptography-") for w in wheels)
-    for name in wheels:
-        tags = name[:-4].split("-")[-1]
-        assert tags == "any" or "aarch64" in tags, name
     for path in ("./usr/lib/systemd/system/shoe-daemon.service",
                  "./usr/lib/systemd/system/shoe-daemon-prune.service",
                  "./usr/lib/systemd/system/shoe-daemon-prune.timer",

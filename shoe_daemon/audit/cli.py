@@ -32,6 +32,15 @@ def parse_time(text: str) -> int:
     return (when - _EPOCH) // timedelta(microseconds=1) * 1000
 
 
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """An export's `--out`, `--from` and `--to`: the table's and the floor's alike."""
+    parser.add_argument("--out", type=Path, required=True, help="a new or empty directory")
+    parser.add_argument("--from", dest="start", type=parse_time, metavar="T",
+                        help="first time (ISO 8601, UTC if no zone), inclusive")
+    parser.add_argument("--to", dest="end", type=parse_time, metavar="T",
+                        help="last time (ISO 8601, UTC if no zone), exclusive")
+
+
 def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
     """`shoe-daemon audit ...`, added to the main parser's subparsers."""
     audit = subparsers.add_parser(
@@ -50,11 +59,7 @@ def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
                         description="Write events.jsonl, coups.csv, manifest.json, "
                                     "manifest.sig and table.pub.pem into OUT.")
     ex.add_argument("--state-dir", type=Path, required=True, help="the daemon's state dir")
-    ex.add_argument("--out", type=Path, required=True, help="a new or empty directory")
-    ex.add_argument("--from", dest="start", type=parse_time, metavar="T",
-                    help="first time (ISO 8601, UTC if no zone), inclusive")
-    ex.add_argument("--to", dest="end", type=parse_time, metavar="T",
-                    help="last time (ISO 8601, UTC if no zone), exclusive")
+    add_export_arguments(ex)
     ve = sub.add_parser("verify", help="verify an export, or the live ledger",
                         description="Verify an export directory (signature, files, chain, "
                                     "coups), or with --state-dir the live ledger (chain and "

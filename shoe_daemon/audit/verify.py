@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.coups import CoupsTable
 from shoe_daemon.audit.layout import (
@@ -95,6 +97,17 @@ def _first_difference(expected: bytes, found: bytes) -> tuple[int, str, str]:
     return len(want), "", ""
 
 
+def public_key_at(path: Path, where: str | None = None) -> Ed25519PublicKey:
+    """The Ed25519 public key in the PEM file `path` (named `where` in a failure): AuditError
+    if it cannot be read, VerifyFailed if it is not such a key."""
+    try:
+        return keys.load_public_pem(path.read_bytes(), where or str(path))
+    except OSError as e:
+        raise AuditError(f"{path}: {e.strerror or e}") from e
+    except keys.KeyProblem as e:
+        raise VerifyFailed(str(e)) from e
+
+
 def verify_export(outdir: Path, public_key: Path | None = None) -> str:
     """Check an export; return a one-line summary, or VerifyFailed naming the first bad thing."""
     if not outdir.is_dir():
@@ -103,13 +116,8 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
         if not (outdir / name).is_file():
             raise VerifyFailed(f"{name}: missing from the export")
     key_path = public_key or outdir / PUBLIC_KEY
-    try:
-        pub = keys.load_public_pem(key_path.read_bytes(), str(key_path))
-        included = keys.load_public_pem((outdir / PUBLIC_KEY).read_bytes(), PUBLIC_KEY)
-    except OSError as e:
-        raise AuditError(f"{key_path}: {e.strerror or e}") from e
-    except keys.KeyProblem as e:
-        raise VerifyFailed(str(e)) from e
+    pub = public_key_at(key_path)
+    included = public_key_at(outdir / PUBLIC_KEY, PUBLIC_KEY)
     kid = keys.key_id(pub)
     source = ("the key given with --public-key" if public_key else
               f"the {PUBLIC_KEY} in the export: compare this key id with the key lodged")

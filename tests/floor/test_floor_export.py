@@ -128,6 +128,31 @@ def test_the_floor_export_checks_as_each_tables_own(floor, tmp_path):
     assert listed.returncode == 0 and listed.stdout.count("export intact") == 2
 
 
+def test_a_tables_directory_differs_from_its_own_export_only_in_who_vouches(floor, tmp_path):
+    """One builder writes both (shoe_daemon/audit/builder.py): the floor's manifest of a table
+    is the table's own, field for field, but for the signer, what the source could verify
+    (the floor holds no ledger key), and the floor's own signed section."""
+    toml, games, state = floor
+    start, end = middle(games[1])
+    out = tmp_path / "export"
+    done = floor_cli("export", "--config", str(toml), "--out", str(out), "--from", start,
+                     "--to", end, "--table", games[1].name)
+    assert done.returncode == 0, done.stderr
+    game = games[1]
+    keys.keygen(game.table.state_dir)
+    own = table_export(game.table.state_dir, tmp_path / "own", parse_time(start),
+                       parse_time(end))
+    floors = json.loads((out / game.name / "manifest.json").read_text())
+    vouching = {"ledger", "key_id", "created", "exporter", "floor"}
+    assert set(floors) - vouching == set(own) - vouching and "floor" not in own
+    assert {k: v for k, v in floors.items() if k not in vouching} == \
+        {k: v for k, v in own.items() if k not in vouching}
+    assert floors["key_id"] == keys.load_current(state).key_id != own["key_id"]
+    assert floors["exporter"].startswith("shoe-floor ")
+    assert own["exporter"].startswith("shoe-daemon ")
+    assert "the seals (mac) need the table's ledger key" in floors["ledger"]["verified"]
+
+
 def test_a_tampered_floor_export_fails_every_check(floor, tmp_path):
     toml, _games, _state = floor
     out = tmp_path / "export"
@@ -239,3 +264,20 @@ def test_a_table_pruned_before_the_floor_saw_it_exports_from_its_retained_start(
     manifest = json.loads((out / "t1" / "manifest.json").read_text())
     assert manifest["records"]["first"] == 21 and manifest["ledger"]["first"] == 21
     assert audit_verify(out / "t1", out / "floor.pub.pem").returncode == 0
+
+
+def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_path):
+    """As on a pit whose PostgreSQL is down: exit 2 naming the setting, nothing written."""
+    (tmp_path / "secret").write_text("s3cret\n")
+    nowhere = tmp_path / "no-server"
+    nowhere.mkdir()
+    toml = tmp_path / "floor.toml"
+    toml.write_text(f'[floor]\nbroker = "mqtts://127.0.0.1:1"\nusername = "shoe-floor"\n'
+                    f'password_file = "secret"\nca_file = "{certs.ca}"\n\n[collector]\n'
+                    f'database = "postgresql://shoe-floor@/shoe_floor?host={nowhere}"\n\n'
+                    f'[export]\nstate_dir = "{tmp_path / "state"}"\n')
+    assert floor_cli("keygen", "--config", str(toml)).returncode == 0
+    done = floor_cli("export", "--config", str(toml), "--out", str(tmp_path / "x"))
+    assert done.returncode == 2, done.stderr
+    assert "shoe-floor export: collector.database: cannot connect" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "x").exists()

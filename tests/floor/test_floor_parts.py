@@ -4,6 +4,8 @@ whose broker is away."""
 
 from __future__ import annotations
 
+import grp
+import os
 import stat
 import subprocess
 import tomllib
@@ -246,6 +248,9 @@ def test_the_credentials_script(tmp_path):
     assert len(password) >= 32 and stat.S_IMODE(secret.stat().st_mode) == 0o600
     line = passwd.read_text().strip()
     assert line.startswith("t1:$") and password not in line
+    if os.geteuid() == 0:  # as on the broker's host: Debian's mosquitto reads it as mosquitto
+        assert stat.S_IMODE(passwd.stat().st_mode) == 0o640
+        assert grp.getgrgid(passwd.stat().st_gid).gr_name == "mosquitto"
     bad = subprocess.run([str(CREDENTIALS), "--passwd", str(passwd), "t/2", str(secret)],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "no / + #" in bad.stderr

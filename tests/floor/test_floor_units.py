@@ -64,7 +64,7 @@ def test_systemd_analyze_verify_passes_with_the_command_installed(unit: str,
     this checkout's (verify refuses a command that is not there)."""
     placed = tmp_path / unit
     placed.write_text((SYSTEMD / unit).read_text().replace(
-        "/opt/shoe-daemon/venv/bin/shoe-floor", str(VENV_BIN / "shoe-floor")))
+        "/opt/shoe-floor/venv/bin/shoe-floor", str(VENV_BIN / "shoe-floor")))
     result = subprocess.run([tool("systemd-analyze"), "verify", str(placed)],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and not result.stderr.strip(), result.stderr
@@ -77,7 +77,7 @@ def test_a_user_a_state_directory_and_read_only_configuration(unit: str, command
     """Each runs as the floor's user, and neither can read the other's broker password."""
     d = directives(SYSTEMD / unit)
     assert d["Service.ExecStart"][0].split() == [
-        "/opt/shoe-daemon/venv/bin/shoe-floor", command, "--config",
+        "/opt/shoe-floor/venv/bin/shoe-floor", command, "--config",
         "/etc/shoe-floor/floor.toml"]
     assert d["Service.User"] == d["Service.Group"] == ["shoe-floor"]
     assert d["Service.StateDirectory"] == ["shoe-floor"]
