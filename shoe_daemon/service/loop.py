@@ -62,7 +62,7 @@ class ServiceLoop:
     `display` is where the table display's states go (the HTTP server's `publish`); None:
     no display. LedgerError if the ledger cannot be opened, OSError if the results file
     or the capture cannot, FloorConfigError (naming the setting) if the floor's CA or
-    certificate cannot be used.
+    certificate cannot be used, or the table has no signing key for the link to sign with.
     """
 
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
@@ -72,8 +72,9 @@ class ServiceLoop:
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.stop_event = threading.Event()
-        ledger = ledger or Ledger(config.state_dir)
+        # The link first: a table without a signing key stops here, before the ledger opens.
         self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
+        ledger = ledger or Ledger(config.state_dir)
         # The table display gets committed state only: each frame's view is staged and shown
         # after its batch's commit, or after a rebuild from the ledger. The floor gets the
         # same public view, whether or not the HTTP display is on.
