@@ -20,10 +20,11 @@ import pytest
 
 from hil.floor_servers import ROOT, Broker, Proxy, wait_for
 from hil.harness import display_url, start_daemon, start_shoe, stop
+from shoe_daemon.audit import keys
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.floor.cursor import acked_index, backlog
 from shoe_floor.store import Store
-from tests.floor.conftest import assert_exact
+from tests.floor.conftest import assert_exact, lodge_key
 
 pytestmark = pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 
@@ -109,7 +110,8 @@ def table_toml(broker: Broker, name: str, directory: Path, port: int | None = No
 
 
 @pytest.fixture
-def tables(tmp_path: Path, broker: Broker):
+def tables(tmp_path: Path, broker: Broker, table_keys: Path):
+    """Real tables, each with its signing key (as the install makes it) lodged at the pit."""
     made: list[RealTable] = []
 
     def make(count: int, port: int | None = None) -> list[RealTable]:
@@ -117,6 +119,8 @@ def tables(tmp_path: Path, broker: Broker):
             name = f"table-{len(made) + 1}"
             work = tmp_path / name
             made.append(RealTable(name, work, table_toml(broker, name, work, port)))
+            keys.keygen(work / "state")
+            lodge_key(table_keys, name, work / "state")
         return made
 
     yield make
