@@ -56,6 +56,7 @@ RECEIVE_MAXIMUM = 64
 HEARTBEAT = 0.5  # s between two writes of this collector's clear time when idle
 STALE = 10.0  # s after which a member's clear time is not waited for (it is gone)
 SKEW = 0.25  # s of clock difference between the group's machines
+SAME_GAP = 60.0  # s in which a gap another member alarmed is not alarmed again
 
 
 @dataclass
@@ -443,9 +444,12 @@ class Collector:
                               if gap.unanchored else (chain.GAP, "records are missing"))
                 store = self._open_store()
                 with store.batch():
-                    self._alarm(store, table, gap.missing, kind,
-                                f"record {gap.missing}: {what}; resend asked", "",
-                                time.time_ns())
+                    store.lock_tips([table])  # one member at a time decides for the table
+                    now_ns = time.time_ns()
+                    if not store.alarmed_since(table, gap.missing, kind,
+                                               now_ns - int(SAME_GAP * 1e9)):
+                        self._alarm(store, table, gap.missing, kind,
+                                    f"record {gap.missing}: {what}; resend asked", "", now_ns)
 
 
 def _user_properties(msg: mqtt.MQTTMessage) -> list[tuple[str, str]] | None:

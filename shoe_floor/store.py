@@ -219,6 +219,12 @@ class Store:
             "written_at = excluded.written_at, clear_at = excluded.clear_at"),
             (client_id, group, now, clear))
 
+    def alarmed_since(self, table: str, idx: int, kind: str, since: int) -> bool:
+        """Whether an alarm of this kind about this record was raised since `since` (by any
+        collector: members of a group may each see the same gap)."""
+        return bool(self._all("SELECT 1 FROM alarms WHERE table_id = ? AND idx = ? AND kind = ? "
+                              "AND raised_at >= ? LIMIT 1", (table, idx, kind, since)))
+
     def set_state(self, table: str, state: bytes, now: int) -> None:
         """After `lock_tips` of the table in the same batch."""
         self.db.execute(self.q("UPDATE tables SET state = ?, state_at = ? WHERE table_id = ?"),
