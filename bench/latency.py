@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 import tty
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
 from drivers.records import next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
+from shoe_daemon.audit import keys  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
 
@@ -88,10 +90,16 @@ def start_table(work: Path, profile: str, stderr: Any,
 
 
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
-        extra: tuple[str, ...] = ()) -> list[float]:
+        extra: tuple[str, ...] = (),
+        keyed: Callable[[Path], None] | None = None) -> list[float]:
+    """`keyed(state_dir)` is told the table's state directory once its signing key is made
+    (as the install makes it): bench/floor.py lodges it at the pit."""
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
+        keys.keygen(work / "state")
+        if keyed is not None:
+            keyed(work / "state")
         master, slave, daemon = start_table(work, profile, subprocess.PIPE, extra)
         assert daemon.stderr is not None
         log_fd = daemon.stderr.fileno()  # `coup.result` is logged right after the file write
