@@ -18,8 +18,9 @@ collectors may run with the same `group`: the broker shares the records among th
 (`$share/<group>/...`), and each batch locks the tables it touches (PostgreSQL: FOR UPDATE).
 A table's records are then split between the members' queues, which the broker fills when
 the records are published and each member works through at its own pace: a gap one member
-sees may be records another still holds. A gap is raised only once every other live member
-of the group is clear past it (shoe_floor.group; each writes its clear time to the store).
+sees may be records another still holds, or records still in its own queue. A gap is raised
+only once every live member of the group, itself included, is clear past it
+(shoe_floor.group; each writes its clear time to the store).
 """
 
 from __future__ import annotations
@@ -49,11 +50,14 @@ from shoe_floor.table_keys import LodgedKeys
 KEY_RECHECK = 1.0  # s between two readings of a table's lodged keys, at most
 KEY_ALARM_EVERY = 60.0  # s between two `unknown-key` alarms for one table and key
 # Messages the broker may have given this collector and not had acknowledged (MQTT 5 receive
-# maximum). A backlog goes 200 records a message, so this is up to 12,800 records, about a
-# third of a second of writing; records trickling in one message a commit fill far less
-# than a batch cycle's worth of it. The rest of a backlog waits at the broker.
+# maximum): a few batches of a backlog's 200-record messages, and more than a batch cycle's
+# worth of records trickling in one message a commit. It is also what the barriers count
+# against (shoe_floor.group). mosquitto 2.0.11 lets more out during a drain (each
+# acknowledgement of the oldest releases up to a window more), which the barriers allow for.
 RECEIVE_MAXIMUM = 64
 HEARTBEAT = 0.5  # s between two writes of this collector's clear time when idle
+BARRIER_EVERY = 0.05  # s between two barriers (shoe_floor.group), at least
+BARRIER_LOST = 30.0  # s after which a barrier not answered is given up
 STALE = 10.0  # s after which a member's clear time is not waited for (it is gone)
 SKEW = 0.25  # s of clock difference between the group's machines
 SAME_GAP = 60.0  # s in which a gap another member alarmed is not alarmed again
@@ -97,6 +101,10 @@ class Collector:
         self._arrived = 0  # sequence number of the last message received (network thread)
         self._written = 0  # ... of the last one written and acknowledged (writer's thread)
         self.clearance = Clearance(RECEIVE_MAXIMUM)
+        self._answers: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()
+        self._connections = 0  # connections made (network thread)
+        self._barrier_at = 0.0
+        self._barrier = topics.topic(self.prefix, "+", topics.RESEND)  # never subscribed
         self._beat_at = 0.0
         self._members_at = float("-inf")
         self._members: list[Any] = []
@@ -108,6 +116,7 @@ class Collector:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_unsubscribe = self._on_unsubscribe
 
     def start(self) -> None:
         now = time.monotonic()
@@ -146,6 +155,7 @@ class Collector:
         client.subscribe([(shared, 1),
                           (topics.topic(self.prefix, "+", topics.STATE), 1),
                           (topics.topic(self.prefix, "+", topics.ONLINE), 1)])
+        self._connections += 1
         self.connected.set()
         self.log.info("collector.connected", session_present=bool(flags.session_present))
 
@@ -157,17 +167,18 @@ class Collector:
         self._arrived += 1
         self._inbox.put((self._arrived, msg))
 
+    def _on_unsubscribe(self, _c: mqtt.Client, _u: Any, mid: int, _r: Any, _p: Any) -> None:
+        """A barrier's answer: every message the broker sent before it has arrived."""
+        self._answers.put((mid, self._arrived))
+
     # The writer's thread.
 
     def _run(self) -> None:
-        was_connected = False
+        connections = 0
         while not self._stopping.is_set():
-            if self.connected.is_set() != was_connected:
-                was_connected = not was_connected
-                if was_connected:
-                    self.clearance.connected(time.monotonic())
-                else:
-                    self.clearance.disconnected()
+            if self._connections != connections:
+                connections = self._connections
+                self.clearance.reconnected()
             batch = self._take()
             if batch and not self._written_through(batch):
                 return  # stopping with the store down: nothing acknowledged, nothing lost
@@ -176,7 +187,8 @@ class Collector:
                     self.client.ack(msg.mid, msg.qos)
             if batch:
                 self._written = batch[-1][0]
-                self.clearance.acked(time.monotonic(), len(batch), self._written)
+                self.clearance.written(self._written)
+            self._barriers()
             try:
                 if not batch:
                     self._idle()
@@ -190,7 +202,6 @@ class Collector:
                          ) -> bool:
         """Write the batch, again and again while the store is down (nothing acknowledged
         meanwhile, so the messages stay in order); False if told to stop first."""
-        self._look(len(batch) + self._inbox.qsize())
         while True:
             try:
                 self._write(batch)
@@ -201,15 +212,28 @@ class Collector:
                 if self._stopping.wait(1.0):
                     return False
 
-    def _look(self, held: int) -> None:
-        """Tell the clearance what is held now (held first: a message arriving meanwhile
-        only makes the promise smaller)."""
-        self.clearance.look(time.monotonic(), time.time_ns(), held, self._arrived,
-                            self._written)
+    def _barriers(self) -> None:
+        """Take the barriers' answers, and send the next one (shoe_floor.group)."""
+        while True:
+            try:
+                mid, arrived = self._answers.get_nowait()
+            except queue.Empty:
+                break
+            self.clearance.answered(mid, arrived, self._written)
+        now = time.monotonic()
+        if self.clearance.waiting and now - self._barrier_at > BARRIER_LOST:
+            self.clearance.reconnected()  # never answered: promise nothing, send another
+        if self.clearance.waiting or not self.connected.is_set() or \
+                now - self._barrier_at < BARRIER_EVERY:
+            return
+        self._barrier_at = now
+        sent_ns = time.time_ns()
+        rc, mid = self.client.unsubscribe(self._barrier)
+        if rc == mqtt.MQTT_ERR_SUCCESS and mid is not None:
+            self.clearance.sent(mid, sent_ns, self._written)
 
     def _idle(self) -> None:
         """Nothing to write: say this collector's clear time, every HEARTBEAT seconds."""
-        self._look(self._inbox.qsize())
         if time.monotonic() - self._beat_at < HEARTBEAT:
             return
         store = self._open_store()
@@ -395,16 +419,19 @@ class Collector:
             self.log.info("collector.key_lodged", table=table, key_ids=lodged, resend=start)
 
     def _members_behind(self, gap: Gap) -> list[str]:
-        """The other live members of the group that may still hold a gap's records: not yet
-        clear past the moment it was seen (read from the store at most every 0.2 s)."""
+        """The live members of the group, this collector included, that may still hold a
+        gap's records: not yet clear past the moment it was seen. (The records that show a
+        gap may be another member's, left in `pending`: the missing ones can then be in this
+        collector's own queue.) The others are read from the store at most every 0.2 s."""
+        late = [] if self.clearance.clear_ns >= gap.seen_ns else [self.config.client_id]
         now = time.monotonic()
         if now - self._members_at >= 0.2:
             self._members = self._open_store().members(self.config.group,
                                                        self.config.client_id)
             self._members_at = now
-        late = behind(self._members, gap.seen_ns, time.time_ns(), int(STALE * 1e9),
-                      int(SKEW * 1e9))
-        return [m.client_id for m in late]
+        others = behind(self._members, gap.seen_ns, time.time_ns(), int(STALE * 1e9),
+                        int(SKEW * 1e9))
+        return late + [m.client_id for m in others]
 
     def _drop_store(self) -> None:
         if self.store is not None:
@@ -423,21 +450,23 @@ class Collector:
                 continue
             if not self.connected.is_set():
                 return
-            tip = self._open_store().tip(table)
-            if tip is not None and tip.idx >= gap.missing:
-                del self.gaps[table]
-                continue
-            waiting_for = self._members_behind(gap)
+            waiting_for = self._members_behind(gap)  # in memory: before asking the store
             if waiting_for:
                 if not gap.waited:
                     gap.waited = True
                     self.log.info("collector.gap_waits_for_group", table=table,
                                   missing=gap.missing, members=waiting_for)
                 continue
+            tip = self._open_store().tip(table)
+            if tip is not None and tip.idx >= gap.missing:
+                del self.gaps[table]
+                continue
             gap.asked = now
             self.client.publish(topics.topic(self.prefix, table, topics.RESEND),
                                 str(gap.missing).encode(), qos=1)
-            self.log.info("collector.resend", table=table, start=gap.missing)
+            self.log.info("collector.resend", table=table, start=gap.missing,
+                          seen_ns=gap.seen_ns, group=[(m.client_id, m.at, m.clear)
+                                                      for m in self._members])
             if not gap.alarmed:
                 gap.alarmed = True
                 kind, what = ((chain.UNANCHORED, "the chain's start has not arrived")

@@ -6,18 +6,23 @@ member of the group when the message is published (round robin), into that membe
 queue; it never moves it to another member. Each collector works through its own queue at
 its own pace, so during a drain one collector can be seconds ahead of another, and the
 records it holds for a table wait (`pending`) for records that are in the other's queue.
-That is a gap to the first collector, but not a missing record. A missing record is one no
-member still holds: a collector therefore raises a gap (and asks the table to resend) only
-once every other live member of its group is clear past the moment the gap was seen
-(Collector._ask_resends; the members' times are in the store's `collectors` table).
+That is a gap to the first collector, but not a missing record; and the member that notices
+a gap may see it through records another member left in `pending`, the missing ones being in
+its own queue. A missing record is one no member still holds: a collector therefore raises a
+gap (and asks the table to resend) only once every live member of its group, itself included,
+is clear past the moment the gap was seen (Collector._ask_resends; the members' times are in
+the store's `collectors` table).
 
-How a collector knows its clear time: the broker sends a member its queued messages as soon
-as the member has room in its window (receive maximum). If, at a look, the messages held
-(received, not yet acknowledged) plus those acknowledged in the last `refill` seconds are
-fewer than the window, the broker's queue for this member was empty `refill` seconds ago:
-every message it was given before then has arrived, and once the ones held now are written
-and acknowledged, that moment is clear. A member with a full window (a backlog at the broker)
-is not clear past the point its writing has reached, however far that is behind.
+How a collector knows its clear time, with no guess about timing: a barrier. The broker
+handles one client's packets in order, and while handling a PUBACK it moves the next queued
+messages into the freed window and queues them to the client. So the collector sends an
+UNSUBSCRIBE (of a filter it never subscribed to: it changes nothing) after its
+acknowledgements, noting the time T it sent it; the broker's UNSUBACK comes after every
+message it sent before handling the UNSUBSCRIBE. At the UNSUBACK the collector counts what
+the broker had in flight to it then: the messages received so far less those it had
+acknowledged when it sent the barrier. Fewer than the window (receive maximum) means the
+broker had nothing more queued for it: every message it was given before T has arrived, and
+once those are written, T is clear. A full window says nothing; the next barrier will tell.
 """
 
 from __future__ import annotations
@@ -36,49 +41,45 @@ class Member:
 
 
 class Clearance:
-    """One collector's clear time. Called from the writer's thread only; the arrival
-    sequence numbers come from the network thread (one writer each)."""
+    """One collector's clear time, from its barriers. Messages are counted in arrival order
+    (1, 2, ...) and written and acknowledged in that order."""
 
-    def __init__(self, receive_maximum: int, refill: float = 0.1):
+    def __init__(self, receive_maximum: int):
         self.receive_maximum = receive_maximum
-        self.refill = refill  # s: more than the broker's round trip to refill a window
         self.clear_ns = 0
-        self._since: float | None = None  # monotonic: connected since (None: not connected)
-        self._acks: collections.deque[tuple[float, int]] = collections.deque()  # (when, n)
-        self._candidates: collections.deque[tuple[int, int]] = collections.deque()  # (ns, seq)
+        self._out: tuple[int, int, int] | None = None  # the barrier out: (mid, sent ns, acked)
+        self._candidates: collections.deque[tuple[int, int]] = collections.deque()  # (ns, n)
 
-    def connected(self, mono: float) -> None:
-        self._since = mono
+    @property
+    def waiting(self) -> bool:
+        """A barrier is out, its answer not yet taken."""
+        return self._out is not None
 
-    def disconnected(self) -> None:
-        self._since = None
-        self._candidates.clear()
+    def sent(self, mid: int, wall_ns: int, acked: int) -> None:
+        """A barrier sent at `wall_ns` (taken before sending), `acked` messages acknowledged
+        before it."""
+        self._out = (mid, wall_ns, acked)
 
-    def look(self, mono: float, wall_ns: int, held: int, arrived: int, written: int) -> None:
-        """A look from the writer: `held` messages received and not acknowledged, `arrived`
-        the sequence number of the last message received, `written` the last one written and
-        acknowledged (messages are written in arrival order)."""
-        while self._acks and mono - self._acks[0][0] > self.refill:
-            self._acks.popleft()
-        recent = sum(n for _, n in self._acks)
-        if (held + recent < self.receive_maximum and self._since is not None
-                and mono - self._since >= self.refill):
-            stamp = (wall_ns - int(self.refill * 1e9), arrived)
-            if self._candidates and self._candidates[-1][1] == arrived:
-                self._candidates[-1] = stamp  # nothing new arrived: the later promise holds
-            else:
-                self._candidates.append(stamp)
-        self._settle(written)
+    def answered(self, mid: int, arrived: int, written: int) -> None:
+        """The broker answered barrier `mid` after the `arrived`-th message; `written`
+        messages are written and acknowledged now."""
+        if self._out is None or self._out[0] != mid:
+            return  # an answer to a barrier of an earlier connection
+        _, sent_ns, acked = self._out
+        self._out = None
+        if arrived - acked < self.receive_maximum:  # room: nothing more was queued for it
+            self._candidates.append((sent_ns, arrived))
+        self.written(written)
 
-    def acked(self, mono: float, count: int, written: int) -> None:
-        """`count` messages acknowledged, through sequence number `written`."""
-        if count:
-            self._acks.append((mono, count))
-        self._settle(written)
-
-    def _settle(self, written: int) -> None:
+    def written(self, written: int) -> None:
+        """The first `written` messages are written and acknowledged."""
         while self._candidates and self._candidates[0][1] <= written:
             self.clear_ns = max(self.clear_ns, self._candidates.popleft()[0])
+
+    def reconnected(self) -> None:
+        """A new connection: the barrier out and what it promised no longer count."""
+        self._out = None
+        self._candidates.clear()
 
 
 def behind(members: list[Member], seen_ns: int, now_ns: int, stale_ns: int,

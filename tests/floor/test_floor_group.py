@@ -20,54 +20,45 @@ from tests.floor.conftest import PREFIX, Raw, assert_exact, kill, spawn, wait_fo
 S = 1_000_000_000  # ns
 
 
-def test_an_idle_member_is_clear_up_to_a_moment_ago():
-    c = Clearance(receive_maximum=64, refill=0.1)
-    c.look(10.0, 100 * S, held=0, arrived=0, written=0)
-    assert c.clear_ns == 0  # not connected: the broker may be about to send anything
-    c.connected(10.0)
-    c.look(10.05, 100 * S, held=0, arrived=0, written=0)
-    assert c.clear_ns == 0  # connected too briefly for the broker to have sent its queue
-    c.look(10.2, 101 * S, held=0, arrived=0, written=0)
-    assert c.clear_ns == 101 * S - S // 10
+def test_an_idle_member_is_clear_up_to_its_last_barrier():
+    c = Clearance(receive_maximum=64)
+    assert c.clear_ns == 0  # nothing known yet: the others wait for it
+    c.sent(mid=7, wall_ns=100 * S, acked=0)
+    assert c.waiting
+    c.answered(mid=7, arrived=0, written=0)
+    assert c.clear_ns == 100 * S and not c.waiting
+    c.sent(mid=8, wall_ns=101 * S, acked=0)
+    c.answered(mid=99, arrived=0, written=0)  # another barrier's answer (a past connection)
+    assert c.waiting and c.clear_ns == 100 * S
 
 
-def test_a_member_with_a_full_window_is_clear_only_where_its_writing_reached():
-    c = Clearance(receive_maximum=4, refill=0.1)
-    c.connected(0.0)
-    c.look(1.0, 1 * S, held=0, arrived=0, written=0)
-    assert c.clear_ns == S - S // 10
-    # A drain: the window stays full (the broker has more queued); nothing is promised.
-    for n in range(1, 20):
-        c.look(1.0 + n * 0.05, (1 + n) * S, held=4, arrived=4 + n, written=n)
-        c.acked(1.0 + n * 0.05, 1, n + 1)
-    assert c.clear_ns == S - S // 10
-    # The queue runs dry: 2 held, no acknowledgement for more than `refill`: the broker has
-    # sent it all; that moment is clear once those two are written.
-    c.look(3.0, 30 * S, held=2, arrived=30, written=28)
-    assert c.clear_ns == S - S // 10
-    c.acked(3.01, 2, 30)
-    assert c.clear_ns == 30 * S - S // 10
-
-
-def test_recent_acknowledgements_count_as_held():
-    """Just acknowledged, the broker may be refilling the window: no promise yet."""
-    c = Clearance(receive_maximum=4, refill=0.1)
-    c.connected(0.0)
-    c.acked(1.0, 3, 3)
-    c.look(1.05, 5 * S, held=1, arrived=4, written=3)
-    c.acked(1.06, 1, 4)
+def test_a_full_window_promises_nothing_a_window_with_room_promises_its_messages():
+    c = Clearance(receive_maximum=4)
+    # A drain: 4 in flight when the broker answered: it may hold more queued for this member.
+    c.sent(mid=1, wall_ns=10 * S, acked=6)
+    c.answered(mid=1, arrived=10, written=6)
     assert c.clear_ns == 0
-    c.look(1.2, 6 * S, held=0, arrived=4, written=4)
-    assert c.clear_ns == 6 * S - S // 10
-
-
-def test_a_reconnection_forgets_what_was_promised_about_messages_held():
-    c = Clearance(receive_maximum=8, refill=0.1)
-    c.connected(0.0)
-    c.look(1.0, 5 * S, held=2, arrived=2, written=0)
-    c.disconnected()
-    c.acked(1.1, 2, 2)
+    # Later 3 in flight when answered (fewer than 4): the broker had nothing more queued, so
+    # every message it gave this member before 20 s is among the first 13 ...
+    c.sent(mid=2, wall_ns=20 * S, acked=10)
+    c.answered(mid=2, arrived=13, written=11)
     assert c.clear_ns == 0
+    c.written(12)
+    assert c.clear_ns == 0
+    c.written(13)  # ... and once those are written, 20 s is clear
+    assert c.clear_ns == 20 * S
+
+
+def test_a_reconnection_forgets_what_was_promised():
+    c = Clearance(receive_maximum=8)
+    c.sent(mid=1, wall_ns=5 * S, acked=0)
+    c.answered(mid=1, arrived=2, written=0)
+    c.reconnected()
+    c.written(2)
+    assert c.clear_ns == 0
+    c.sent(mid=2, wall_ns=6 * S, acked=2)
+    c.reconnected()
+    assert not c.waiting
 
 
 def test_behind_ignores_a_silent_member_and_allows_for_skew():
@@ -151,3 +142,37 @@ def test_a_record_really_missing_is_still_a_gap_with_two_members(make_table, col
         assert [(a["kind"], a["idx"]) for a in Store(database).alarms()] == [(GAP, 5)]
     finally:
         link.stop()
+
+
+def test_a_gap_waits_for_every_member_this_one_included(tmp_path, certs):
+    """The member that notices a gap may see it through records another member left in
+    `pending`: the missing ones can be in its own queue. It waits for its own clear time
+    as for the others' (read from the store), and for no member gone silent."""
+    from shoe_floor.collector import Collector, Gap
+    from shoe_floor.config import parse
+
+    (tmp_path / "keys").mkdir()
+    config = parse({"floor": {"broker": "mqtts://127.0.0.1:1", "username": "shoe-floor",
+                              "password": "x", "ca_file": str(certs.ca)},
+                    "collector": {"database": "floor.sqlite3", "client_id": "c1",
+                                  "table_keys": "keys"}}, tmp_path)
+    c = Collector(config)
+    try:
+        now = time.time_ns()
+        gap = Gap(missing=5, seen=0.0, seen_ns=now - 2 * S)
+        store = Store(config.database)
+        with store.batch():
+            store.set_member("c2", "shoe-floor", now, now - 3 * S)  # behind the gap
+            store.set_member("c3", "shoe-floor", now - 60 * S, 0)  # silent: gone
+            store.set_member("x9", "another-group", now, 0)
+        assert c._members_behind(gap) == ["c1", "c2"]
+        c.clearance.clear_ns = now - S
+        c._members_at = float("-inf")
+        assert c._members_behind(gap) == ["c2"]
+        with store.batch():
+            store.set_member("c2", "shoe-floor", now, now)
+        c._members_at = float("-inf")
+        assert c._members_behind(gap) == []
+        store.close()
+    finally:
+        c.stop()
