@@ -114,8 +114,8 @@ def test_the_floor_export_checks_as_each_tables_own(floor, tmp_path):
         assert manifest["table"] == game.name and manifest["profile"] == game.profile
         assert manifest["coups"] > 3 and manifest["floor"]["complete"] is True
         assert manifest["floor"]["alarms"] == []
-        # What the table itself exports for that range is, record for record, the same.
-        keys.keygen(game.table.state_dir)
+        # What the table itself exports for that range is, record for record, the same
+        # (signed with the table's own key, the one its floor link signs with).
         own = table_export(game.table.state_dir, tmp_path / f"own-{game.name}",
                            parse_time(start), parse_time(end))
         for name in ("events.jsonl", "coups.csv"):
@@ -206,7 +206,7 @@ def test_alarms_and_an_open_end_are_said_in_the_signed_manifest(make_table, coll
                                                                   tmp_path):
     collector()
     game = GameTable(make_table("t1"), "baden", 43).connect()
-    forger = Raw(game.table.config)
+    forger = Raw(game.table.config, game.table.state_dir)  # a message edited after signing
     try:
         game.deal(40)
         assert_exact(database, [game.table])
