@@ -138,8 +138,7 @@ def test_a_tables_directory_differs_from_its_own_export_only_in_who_vouches(floo
     done = floor_cli("export", "--config", str(toml), "--out", str(out), "--from", start,
                      "--to", end, "--table", games[1].name)
     assert done.returncode == 0, done.stderr
-    game = games[1]
-    keys.keygen(game.table.state_dir)
+    game = games[1]  # its signing key made for the floor link signs its own export too
     own = table_export(game.table.state_dir, tmp_path / "own", parse_time(start),
                        parse_time(end))
     floors = json.loads((out / game.name / "manifest.json").read_text())
@@ -271,10 +270,12 @@ def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_p
     (tmp_path / "secret").write_text("s3cret\n")
     nowhere = tmp_path / "no-server"
     nowhere.mkdir()
+    (tmp_path / "table-keys").mkdir()
     toml = tmp_path / "floor.toml"
     toml.write_text(f'[floor]\nbroker = "mqtts://127.0.0.1:1"\nusername = "shoe-floor"\n'
                     f'password_file = "secret"\nca_file = "{certs.ca}"\n\n[collector]\n'
-                    f'database = "postgresql://shoe-floor@/shoe_floor?host={nowhere}"\n\n'
+                    f'database = "postgresql://shoe-floor@/shoe_floor?host={nowhere}"\n'
+                    f'table_keys = "table-keys"\n\n'
                     f'[export]\nstate_dir = "{tmp_path / "state"}"\n')
     assert floor_cli("keygen", "--config", str(toml)).returncode == 0
     done = floor_cli("export", "--config", str(toml), "--out", str(tmp_path / "x"))
