@@ -64,6 +64,10 @@ def _record(row: tuple[Any, ...]) -> Record:
                   row[8])
 
 
+#: The advisory lock held while the schema is made (any constant the pit's database shares).
+SCHEMA_LOCK = 0x5F100D
+
+
 class Store:
     """One connection, one writer; `batch()` is one transaction. Readers (the page, the
     export) open it with `create=False`: only the collector makes the schema."""
@@ -88,6 +92,9 @@ class Store:
         if not create:
             return
         with self.batch():
+            if self.postgres:  # collectors starting together on a new database: one makes
+                # the schema, the others wait (CREATE ... IF NOT EXISTS races in PostgreSQL)
+                self.db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in _SCHEMA:
                 self.db.execute(statement % ddl)
         if self.postgres:  # where a batch's records are copied before their one INSERT
