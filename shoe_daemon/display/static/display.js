@@ -42,9 +42,15 @@ function renderHand(section, hand, side, name, winner) {
     if (i === 2) node.classList.add("third");
     return node;
   }));
-  const total = hand && hand.total !== null ? String(hand.total) : "";
-  section.querySelector(".total").textContent = total;
+  section.querySelector(".total").textContent = hand ? totalWords(hand) : "";
   section.classList.toggle("winner", winner);
+}
+
+// A hand's total as shown: none until every card of it is public; a hand thrown into the
+// discard counts bac (000 rule 15).
+function totalWords(hand) {
+  if (hand.total === null) return "";
+  return hand.bac ? hand.total + " (bac)" : String(hand.total);
 }
 
 function resultWords(coup, names) {
@@ -65,8 +71,10 @@ function resultDetail(coup, names) {
     const best = Math.max(p.natural ? p.total : 0, b.natural ? b.total : 0);
     parts.push("Natural " + best);
   }
-  if (["banker", "punter", "egalite"].includes(coup.outcome)) {
-    parts.push(names.banker + " " + b.total + " \u2013 " + names.punter + " " + p.total);
+  if (["banker", "punter", "egalite"].includes(coup.outcome) && b.total !== null &&
+      p.total !== null) {
+    parts.push(names.banker + " " + totalWords(b) + " \u2013 " + names.punter + " " +
+      totalWords(p));
   }
   if (coup.swiss_nine && coup.swiss_nine.length) {
     parts.push("Swiss Nine: " + coup.swiss_nine.join(", "));
