@@ -76,7 +76,9 @@ def test_each_report_is_an_attributed_record_before_its_lines(tmp_path):
         assert [n["code"] for n in view["coup"]["notices"]] == [
             "CARD_FELL", "PARTNER_OBJECTION", "PUNTER_BAC"]
         # The recall tells the reports, with the person and place, never the thrown cards.
-        (told,) = [c for c in bob.get("/api/recall")[1]["coups"] if c["coup"] == 1]
+        recall = bob.get("/api/recall")[1]
+        assert recall["consistent"] is True  # the recall's replay gives the recorded lines
+        (told,) = [c for c in recall["coups"] if c["coup"] == 1]
         assert told["punter"] == {"cards": [None, None], "total": 0, "bac": True}
         assert [c["code"] for c in told["cards"][:3]] == [None, "TH", None]
         assert told["cards"][0]["fate"] == "punter P1, into the discard unseen"

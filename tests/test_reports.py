@@ -218,6 +218,16 @@ def test_after_a_bac_the_banker_may_still_lose_the_coup_by_rule_11_or_a_void():
     assert view(machine, [result])["coup"]["punter"]["cards"] == [None, None]
 
 
+def test_after_a_bac_a_shoe_that_runs_out_cancels_the_coup():
+    # 000 rule 24: the banker at 0 must draw and the shoe has no card left.
+    machine = CoupMachine(get_profile(Z), latching=True)
+    run(machine, "SHOE DEAL 4C TH AD KS")
+    machine.report(Report.PUNTER_BAC, "bob")
+    (result,) = results(run(machine, "EMPTY"))
+    assert result["outcome"] == "cancelled" and result["punter"]["bac"] is True
+    assert view(machine, [result])["coup"]["punter"]["cards"] == [None, None]
+
+
 def test_an_exposed_card_stays_public_after_the_bac():
     machine = CoupMachine(get_profile(Z), latching=True)
     run(machine, "SHOE DEAL 2C EXPOSE:P1 TH 3D 5S")

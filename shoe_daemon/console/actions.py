@@ -153,15 +153,6 @@ def _resolve(table: Table, action: Action) -> Lines:
     return table.machine.resolve(args["latch"], action.by, args.get("way"), args.get("card"))
 
 
-def _can_void(table: Table, action: Action) -> None:
-    if table.machine.state not in (*IN_COUP, "on_hold"):
-        raise Refused(409, "no coup is in play to void")
-
-
-def _void(table: Table, action: Action) -> Lines:
-    return table.machine.void(action.by)
-
-
 # ---- what only the croupier sees (the coup machine's reports.py) -----------------------------
 
 POSITION = Field("a card of the coup by its place: P1, P2, P3 (punter), B1, B2, B3 (banker)",
@@ -216,8 +207,18 @@ REPORTS: tuple[ActionKind, ...] = (
 )
 
 
+def _can_void(table: Table, action: Action) -> None:
+    if table.machine.state not in (*IN_COUP, "on_hold"):
+        raise Refused(409, "no coup is in play to void")
+
+
+def _void(table: Table, action: Action) -> Lines:
+    return table.machine.void(action.by)
+
+
 #: Every action the console can take.
 ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
+    *REPORTS,
     ActionKind("sign_in", ANYONE, {"method": Field("pin or badge", choices=("pin", "badge")),
                                    "session": SESSION},
                _configured, _nothing, api=False,
@@ -240,7 +241,6 @@ ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
              "the shoe still reports, needs a supervisor)"),
     ActionKind("void", SUPERVISOR, {"reason": REASON}, _can_void, _void,
                help="a supervisor voids the coup in play (a hold is lifted first)"),
-    *REPORTS,
 )})
 
 

@@ -103,6 +103,7 @@ class CoupMachine:
         self._holds = Holds(core, self._inventory, self._drawing)
         self._latches = Latches(core, self._holds)
         self._reports = Reports(core, self._drawing)
+        self._offered: tuple[Any, tuple[ReportState, ...]] | None = None  # `reports`, kept
         calls = Calls(core, self._drawing)
         self._play = OrderOfPlay(core, self._inventory, self._drawing, calls, self._holds,
                                  self._latches)
@@ -190,14 +191,20 @@ class CoupMachine:
 
     @property
     def reports(self) -> tuple[ReportState, ...]:
-        """Each report the console offers, at this house and now (the console's buttons)."""
-        reports = self._reports
-        out = []
-        for report in Report:
-            cell = reports.cell(report)
-            out.append(ReportState(report.value, CODES[report].value, cell.applies, cell.rule,
-                                   reports.why_not_now(report), reports.positions(report)))
-        return tuple(out)
+        """Each report the console offers, at this house and now (the console's buttons).
+        Asked after every commit with the console on: kept until what it depends on moves."""
+        core, coup, held = self._core, self._core.coup, self._core.held
+        key = (core.state, (held.code, held.resume) if held is not None else None,
+               None if coup is None else (coup.number, len(coup.punter), len(coup.banker),
+                                          coup.bac, frozenset(coup.discarded)))
+        if self._offered is None or self._offered[0] != key:
+            reports = self._reports
+            self._offered = (key, tuple(
+                ReportState(report.value, CODES[report].value, reports.cell(report).applies,
+                            reports.cell(report).rule, reports.why_not_now(report),
+                            reports.positions(report))
+                for report in Report))
+        return self._offered[1]
 
     def _drain(self) -> None:
         """Play what waited, in order, as far as play is free to go."""
