@@ -157,9 +157,9 @@ class Holds:
         hold, coup = core.held, core.coup
         assert hold is not None and hold.code is Code.BANKER_CARD_LOST and coup is not None
         self.release("OK", by)
-        position = hold.position or ""
-        if position not in coup.exposed and position not in THIRD_CARDS:
-            coup.discarded.add(position)
+        position = hold.position
+        if position and position not in coup.exposed and position not in THIRD_CARDS:
+            coup.discarded.add(position)  # public before, it stays public
         coup.rulings.append({"code": hold.code.value, "rule": hold.rule, "by": by,
                              "reported_by": hold.by or ""})
         kept, dropped = _this_coups_cards(self.queue)

@@ -14,11 +14,11 @@ where the house has the rule (`HouseProfile.croupier_rules`, each cell citing it
 - `BANKER_CARD_LOST` (000 rule 11: "the coup is lost to him"): while the banker deals, a
   card of the coup (its position) that he threw into the discard and that cannot be
   recognised. The croupier's report holds play (a hold and its latch: what the shoe sends
-  meanwhile waits); a supervisor upholds it (the shoe's KEY then OK, or the console's OK):
-  the coup is decided for the punter, the lost card never shown, the cards dealt meanwhile
-  the forfeited coup's; or he dismisses it on the console (the card was recognised after
-  all) and play goes on; or he voids the coup. The forfeit is the supervisor's call, as
-  rule 12's is (docs/coup-machine.md).
+  meanwhile waits); a supervisor upholds it (the shoe's KEY then OK, or the console's OK;
+  holds.py `uphold`): the coup is decided for the punter, the lost card never shown, the
+  cards dealt meanwhile the forfeited coup's; or he dismisses it on the console (the card was
+  recognised after all; holds.py `dismiss`) and play goes on; or he voids the coup. The
+  forfeit is the supervisor's call, as rule 12's is (docs/coup-machine.md).
 - `CARD_FELL` (000 rule 10: "it remains valid"): a dealt card of the coup in play fell from
   the table. It stays in play where it is; one that landed face up was seen by all and is
   exposed, with what 000 rules 6 and 8 uncover with it.
