@@ -116,7 +116,7 @@ def test_rule_15_the_punters_bac_on_the_page(tmp_path, browser):
         # The table display says it in words, and shows neither of his cards.
         view = display_state(t)
         assert view["coup"]["punter"]["cards"] == [None, None]
-        assert view["coup"]["notices"][0]["words"].startswith("Punto threw his cards into the discard")
+        assert view["coup"]["notices"][0]["words"].startswith("Punto threw his cards")
         assert "2C" not in json.dumps(view) and "3D" not in json.dumps(view)
     assert t.rc == 0
     (result,) = t.lines("coup.result")
