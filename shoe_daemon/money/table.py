@@ -487,20 +487,29 @@ class TableMoney:
                           "before the deal, withdraw the stake and enter it again", API)
         amount = self._amount(f["amount"], "amount")
         shoe, coup = closed.closed
-        bank = self.bank
-        if isinstance(pre, Round) and bank is not None and pre.bank.amount is None:
-            bank = dataclasses.replace(bank, amount=None)  # the open bank is fixed again
-        table = dataclasses.replace(self, round=pre, bank=bank)
+        if isinstance(pre, Round) and pre.bank.amount is None:
+            assert self.profile.chemin_de_fer is not None
+            raise Refusal("not_offered", "an open bank's sum was fixed by the stakes when "
+                          "betting closed (000 rule 5): it is not entered again; void the coup "
+                          "if it cannot stand", self.profile.chemin_de_fer.open_bank.source)
+        table = dataclasses.replace(self, round=pre)
         records: Records = []
+        if isinstance(closed, Round):  # what closing added (a difference) goes, and comes again
+            currency = self.profile.currency.value
+            records = [{"event": "money.withdrawn", "stake": s.id, "who": s.who.key,
+                        "amount": currency.text(s.amount),
+                        "why": "the round is entered again with a correction"}
+                       for s in closed.stakes if pre.stake(s.id) is None]
         stake_id = f.get("stake")
         if stake_id is not None:
             if any(k in f for k in ("who", "kind", "over_line", "box", "bet")):
                 raise bad("correct: a stake's id, or a new stake's fields, not both")
-            table, records, who = table._corrected(pre, stake_id, amount)
+            table, changed, who = table._corrected(pre, stake_id, amount)
         else:
             if amount <= 0:
                 raise bad("correct: a new stake needs an amount")
-            table, records, who = table._missed(f, amount)
+            table, changed, who = table._missed(f, amount)
+        records += changed
         table, closing = table._op_close({"shoe": shoe, "coup": coup})
         currency = self.profile.currency.value
         correction = {"event": "money.correction", "change": "stake", "shoe": shoe,
@@ -620,20 +629,38 @@ class TableMoney:
         currency = self.profile.currency.value
         adjustments = _adjustments(last.recorded, corrected, currency)
         shoe, coup = last.where
+        paid: dict[str, str] = {}
+        bank = record = None
+        if last.bank is not None:  # Chemin de fer: what the bank paid out (the set-aside) too
+            assert self.seating is not None
+            before_bank = dataclasses.replace(last.bank, limits=self.limits)
+            try:
+                before = Settlement.from_dict(last.recorded, currency)
+                _, was = before_bank.settled(self.seating, before)
+            except (RecordError, ValueError) as error:
+                raise bad(f"the settlement recorded cannot be read: {error}") from None
+            bank, record = before_bank.settled(self.seating, settlement)
+            for who in {*(was.get("paid") or {}), *(record.get("paid") or {})}:
+                delta = currency.amount((record.get("paid") or {}).get(who, "0")) - \
+                    currency.amount((was.get("paid") or {}).get(who, "0"))
+                if delta:
+                    paid[who] = currency.text(delta)
         correction = {"event": "money.correction", "change": "settlement", "how": how,
                       "shoe": shoe, "coup": coup, "by": f["by"], "reason": f["reason"],
                       "original": dict(last.recorded), "settlement": corrected,
                       "adjustments": adjustments["lines"],
-                      "commission": adjustments["commission"],
+                      "commission": adjustments["commission"], "paid": paid,
                       "rule": "void" if how == "void" else "chemin_de_fer.payment_order"
                       if self.cdf else "punto_banco.pays.punto"}
         last = dataclasses.replace(last, recorded=corrected)
-        if isinstance(last.round, BetRound):
+        if bank is None or record is None:
             stays = {x.stake for x in settlement.carried}
-            carried = tuple(b for b in last.round.bets if b.id in stays)
+            carried = tuple(b for b in last.round.bets if b.id in stays) \
+                if isinstance(last.round, BetRound) else self.carried
             return dataclasses.replace(self, carried=carried, last=last), [correction]
-        assert last.bank is not None and self.seating is not None
-        bank, record = last.bank.settled(self.seating, settlement)
+        # The bank as the correction leaves it; what it paid out is in the correction's `paid`.
+        record = {k: ("corrected" if k == "change" else v) for k, v in record.items()
+                  if k != "paid"}
         return dataclasses.replace(self, bank=bank, last=last), [correction, record]
 
     # --- the table's money whole (docs/money.md, "The table's money at a new shoe") ----------
@@ -675,7 +702,7 @@ class TableMoney:
                 assert settled is not None
                 last = Settled(settled, dict(was["result"]), dict(was["recorded"]),
                                None if was["bank"] is None else Bank.from_dict(
-                                   profile, limits, was["bank"]),
+                                   profile, settled.limits, was["bank"]),
                                bets_of(profile, was["carried"]))
             unbanked = data["unbanked"]
             return cls(profile, limits, seating, bank, round_of(profile, data["round"]),
@@ -745,25 +772,31 @@ def settings_of(limits: TableLimits, cdf: bool) -> dict[str, Any]:
 
 def _adjustments(original: Mapping[str, Any], corrected: Mapping[str, Any], currency: Any
                  ) -> dict[str, Any]:
-    """What each line's player is paid (positive) or pays (negative) now, and the house's
-    commission's change, when `corrected` replaces `original`: the nets' differences."""
-    def nets(record: Mapping[str, Any]) -> dict[tuple[str, str, Any], Decimal]:
-        out: dict[tuple[str, str, Any], Decimal] = {}
+    """Each line's change when `corrected` replaces `original`: what its player is paid now
+    (`paid`, negative: what he hands back), what stays on the table (`carried`: the bank, a
+    bet staying), and his `net`; and the commission's change."""
+    fields = ("paid", "carried", "net")
+
+    def by_line(record: Mapping[str, Any]) -> dict[tuple[str, str, Any], list[Decimal]]:
+        out: dict[tuple[str, str, Any], list[Decimal]] = {}
         try:
             for x in record["lines"]:
                 key = (str(x["who"]), str(x["kind"]), x["stake"])
-                out[key] = add(out.get(key, ZERO), currency.amount(x["net"], "net"))
+                was = out.get(key, [ZERO] * 3)
+                out[key] = [add(a, currency.amount(x[k], k)) for a, k in zip(was, fields,
+                                                                           strict=True)]
         except (KeyError, TypeError, ValueError, AmountError) as error:
             raise bad(f"the settlement recorded cannot be read: {error}") from None
         return out
 
-    before, after = nets(original), nets(corrected)
+    before, after = by_line(original), by_line(corrected)
     lines = []
     for key in [*after, *(k for k in before if k not in after)]:
-        delta = after.get(key, ZERO) - before.get(key, ZERO)
-        if delta:
+        delta = [a - b for a, b in zip(after.get(key, [ZERO] * 3), before.get(key, [ZERO] * 3),
+                                       strict=True)]
+        if any(delta):
             lines.append({"who": key[0], "kind": key[1], "stake": key[2],
-                          "net": currency.text(delta)})
+                          **{k: currency.text(d) for k, d in zip(fields, delta, strict=True)}})
     try:
         commission = currency.amount(corrected["commission"]) - currency.amount(
             original["commission"])
