@@ -33,11 +33,13 @@ NOTICES = 5  # refused KEYs the console keeps showing
 
 @dataclass(frozen=True)
 class Outcome:
-    """A committed action: its record, the lines it decided, where the ledger put it."""
+    """A committed action: its record, the lines it decided, where the ledger put it, and
+    the money's records it made."""
 
     record: dict[str, Any]
     lines: list[dict[str, Any]]
     index: int | None
+    money: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -105,7 +107,8 @@ class TableConsole(Protocol):
 
     def changed_people(self) -> dict[str, Any] | None: ...
 
-    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None: ...
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "",
+              money: dict[str, Any] | None = None) -> None: ...
 
 
 class Desk:
@@ -121,7 +124,7 @@ class Desk:
         self.log = log
         self.replay_file = replay_file
         self.refusals: deque[dict[str, Any]] = deque(maxlen=NOTICES)
-        self._latches: tuple[tuple[LatchState, ...], str] | None = None
+        self._latches: tuple[tuple[LatchState, ...], str, Any] | None = None
         self._roster_digest = ""
 
     @property
@@ -155,12 +158,13 @@ class Desk:
         self._roster_digest = roster.digest
         return {"sha256": roster.digest, "people": [p.public() for p in roster.people]}
 
-    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
-        """The console's own state (the latches, refused KEYs, the shoe's lamp), pushed when
-        it changed."""
-        if (latches, lamp) == self._latches or self.show is None:
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "",
+              money: dict[str, Any] | None = None) -> None:
+        """The console's own state (the latches, refused KEYs, the shoe's lamp, the table's
+        money: the croupier's, never the display's), pushed when it changed."""
+        if (latches, lamp, money) == self._latches or self.show is None:
             return
-        self._latches = (latches, lamp)
+        self._latches = (latches, lamp, money)
         body = {"latches": [latch_view(latch) for latch in latches],
-                "key_refusals": list(self.refusals), "lamp": lamp}
+                "key_refusals": list(self.refusals), "lamp": lamp, "money": money}
         self.show(json.dumps(body, separators=(",", ":")).encode())

@@ -73,11 +73,13 @@ class Story:
 
 
 class _Replayed:
-    """What an action replayed acts on: the recall's own machine (no one signs in here)."""
+    """What an action replayed acts on: the recall's own machine (no one signs in here; the
+    money is read from its own records, not played again)."""
 
     def __init__(self, machine: CoupMachine) -> None:
         self.machine = machine
         self.roster = Roster()
+        self.till = None
 
 
 class Recall:

@@ -20,6 +20,13 @@ such (`started: false`, so a restore starts from one that did), and the console'
 are taken between the link's turns (`act`): admitted against the table now, applied, and
 committed with the lines they decided before anything is published or answered
 (console/actions.py). The restore then plays the ledger's frames and actions in their order.
+
+With the table's money (`till`, console/till.py; the configuration's `[money]`): the money
+follows the coup machine's moments (a shoe started, a coup started by `BTN,DEAL`, a coup
+decided) and the console's money actions; the records each frame or action made go into
+the same transaction, after its lines, each a ledger record whose kind is its `event`. The
+restore starts the money from the `money.table` record of the shoe it restores from (the
+bank outlives the shoe) and plays the same frames and actions through it again.
 """
 
 from __future__ import annotations
@@ -50,8 +57,12 @@ from shoe_daemon.console.actions import Action, Refused, admit
 from shoe_daemon.console.desk import Outcome, TableConsole
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
+from shoe_daemon.console.till import MONEY_KINDS, Till
 from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.rules import HouseProfile
+from shoe_daemon.money.refusals import Refusal
+from shoe_daemon.money.settlement import first_difference
+from shoe_daemon.money.stakes import RecordError
 
 if TYPE_CHECKING:
     from shoe_daemon.display import TableDisplay
@@ -90,14 +101,15 @@ class Table:
     def __init__(self, profile: HouseProfile, ledger: Ledger | None = None,
                  results: TextIO | None = None, display: TableDisplay | None = None,
                  log: Any = None, on_commit: Callable[[], None] | None = None,
-                 console: TableConsole | None = None) -> None:
+                 console: TableConsole | None = None, till: Till | None = None) -> None:
         self.ledger = ledger
         self.on_commit = on_commit  # told after each commit (the floor link); must not block
         self.results = results
         self.display = display
         self.log = log if log is not None else SILENT
         self.console = console
-        self.machine = CoupMachine(profile, latching=console is not None)
+        self.till = till
+        self.machine = self._new_machine(profile)
         self.published: list[dict[str, Any]] = []  # the lines, when there is no results file
         self.frame: int | None = None  # seq of the frame being played, for the log
         self.boot_id: str | None = None
@@ -115,6 +127,7 @@ class Table:
         self._pending = 0
         self._pending_seq: int | None = None
         self._keys: list[tuple[int, int, dict[str, Any]]] = []
+        self._summary: tuple[int, dict[str, Any]] | None = None  # the money's, by version
         self._stale = False  # a failed commit of an action could not rewind the game yet
         self._ahead = False  # a failed commit of frames: the game is ahead until rewound
 
@@ -145,6 +158,12 @@ class Table:
         """The people now configured (the console's); nobody without the console."""
         return self.console.roster if self.console is not None else Roster()
 
+    def _new_machine(self, profile: HouseProfile) -> CoupMachine:
+        machine = CoupMachine(profile, latching=self.console is not None)
+        if self.till is not None:
+            machine.keep_moments()  # the money closes, settles and starts shoes by them
+        return machine
+
     def where(self) -> dict[str, Any]:
         m = self.machine
         shoe = m.shoe.number if m.shoe else None
@@ -164,9 +183,13 @@ class Table:
             body = None
         else:
             lines, body = self._console_frame(frame.seq, message)
+        money = self._money_moved()
         if self.ledger is not None:
             self._records.append(("frame", body or frame_body(frame.seq, message)))
             self._records += [("result", {"line": line}) for line in lines]
+            self._records += [(record["event"], record) for record in money]
+        elif money:
+            lines = [*lines, *money]  # a replay prints the money's records among the lines
         if lines:
             self._lines += lines
             self._track_hold(lines)
@@ -181,7 +204,7 @@ class Table:
             if not self._records:
                 return True  # nothing new: the backlog waits for `idle`
             if self._stale or self._append(self._records) is None:
-                self._ahead = True
+                self._ahead = True  # the money too: rewound with the game
                 self._records.clear()
                 self._lines.clear()
                 self._keys.clear()
@@ -253,13 +276,16 @@ class Table:
         assert self.ledger is not None
         kept = self.ledger.start()
         shoes, start, before, last = kept.shoes, kept.first_idx, kept.shoes, None
+        from_shoe = False
         for record in self.ledger.records(kinds=("frame",)):
             if opens_shoe(record.body):
                 shoes += 1
                 if restore_point(record.body):
-                    start, before = record.idx, shoes - 1
+                    start, before, from_shoe = record.idx, shoes - 1, True
             last = record.body
-        self.machine = CoupMachine(self.machine.profile, latching=self.console is not None)
+        if self.till is not None:
+            self._restore_money(start if from_shoe and last is not None else None)
+        self.machine = self._new_machine(self.machine.profile)
         self._hold = None
         if last is None:
             if self.display is not None:
@@ -270,8 +296,16 @@ class Table:
             replayed = self.machine.restore(frames, max(before, 0))
         else:
             replayed = self.machine.restore((), max(before, 0))
-            for record in self.ledger.records(start, ("frame", "action")):
+            money: list[dict[str, Any]] = []
+            kinds = ("frame", "action", "money.limits") if self.till else ("frame", "action")
+            for record in self.ledger.records(start, kinds):
+                if record.kind == "money.limits":
+                    money += self._replay_limits(record.body)
+                    continue
                 replayed += self._replay(record)
+                money += self._money_moved()
+            if self.till is not None:
+                self._money_checked(start, money)
         self._track_hold(replayed)
         recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
         if self.display is not None:
@@ -394,15 +428,19 @@ class Table:
         kind = admit(self, action)
         try:
             lines = kind.apply(self, action)
+        except Refused:
+            raise  # the money's rules refused it: the money is as it was, nothing kept
         except ValueError as e:  # the game refused what the check let through: nothing kept
             self._rewind_game()
             raise Refused(409, str(e)) from e
+        money = self._money_moved()
         record = action.record()
         if self.display is not None:
             self._stage(lines)
         index = None
         if self.ledger is not None:
-            made = self._append([("action", record), *(("result", {"line": x}) for x in lines)])
+            made = self._append([("action", record), *(("result", {"line": x}) for x in lines),
+                                 *((x["event"], x) for x in money)])
             if made is None:
                 self._rewind_game()
                 if self.display is not None:
@@ -418,14 +456,15 @@ class Table:
             self._publish(line)
         self._track_hold(lines)
         self.acknowledged()
-        return Outcome(record, lines, index)
+        return Outcome(record, lines, index, money)
 
     def replay_action(self, body: dict[str, Any]) -> None:
         """A recorded action played again where no ledger is kept (`replay --console`): its
-        lines are published with the next commit, in their order among the frames'."""
-        lines = play_action(self, body)
-        self._lines += lines
+        lines (and the money's records) are published with the next commit, in their order
+        among the frames'."""
+        lines = self._replay_played(body)
         self._track_hold(lines)
+        self._lines += [*lines, *self._money_moved()]
 
     def _ledger_refused(self, action: Action) -> Outcome:
         """Refused: the ledger would not take it. A sign-out is never refused: it is kept
@@ -464,7 +503,93 @@ class Table:
         """A frame or an action of the ledger played again (restore)."""
         if record.kind == "frame":
             return play_frame(self.machine, record.body)
-        return play_action(self, record.body)
+        return self._replay_played(record.body)
+
+    def _replay_played(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """A recorded action played again. A money action the rules refuse now (a ledger
+        written by other software) is said, and changes nothing."""
+        try:
+            return play_action(self, body)
+        except Refused as e:
+            self.log.error("money.replay_refused", kind=body.get("kind"), id=body.get("id"),
+                           reason=e.reason)
+            return []
+
+    # ---- the table's money ----------------------------------------------------------------------
+
+    def _money_moved(self) -> list[dict[str, Any]]:
+        """What the money did since it was last asked: the game's moments followed, and the
+        records they (and any money action) made, in order, for the commit."""
+        till = self.till
+        if till is None:
+            return []
+        till.follow(self.machine.take_moments())
+        return till.take()
+
+    def _restore_money(self, shoe_start: int | None) -> None:
+        """The money as the `money.table` record of the shoe restored from has it (in the same
+        transaction as its BTN,SHOE frame); from the configuration where there is none."""
+        assert self.till is not None and self.ledger is not None
+        snapshot = None
+        if shoe_start is not None:
+            for record in self.ledger.records(shoe_start + 1):
+                if record.kind == "money.table":
+                    snapshot = record.body
+                    break
+                if record.kind != "result" and record.kind not in MONEY_KINDS:
+                    break
+        try:
+            self.till.restore(snapshot)
+        except RecordError as e:
+            self.log.error("money.snapshot_unreadable", error=str(e))
+            self.till.restore(None)
+
+    def _replay_limits(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """A change of limits the configuration made, played again at its place."""
+        assert self.till is not None
+        op = self.till.replayed_op(body)
+        if op is None:
+            return []  # a person's: played again with the person's action
+        try:
+            self.till.apply(op)
+        except Refusal as e:
+            self.log.error("money.replay_refused", kind="limits", reason=str(e))
+        return self.till.take()
+
+    def _money_checked(self, start: int, replayed: list[dict[str, Any]]) -> None:
+        """The money's records played again against those the ledger holds since `start`:
+        a difference (a ledger written by other software) is said, and the last settlement
+        is kept as recorded, for a supervisor to reopen."""
+        assert self.till is not None and self.ledger is not None
+        recorded = [r.body for r in self.ledger.records(start, MONEY_KINDS)]
+        if replayed == recorded:
+            return
+        self.log.error("money.replay_mismatch", replayed=len(replayed), recorded=len(recorded),
+                       first=first_difference(recorded, replayed, "records"))
+        settled = [r for r in recorded if r.get("event") == "money.settlement"]
+        if settled:
+            self.till.recorded(settled[-1])
+
+    def configure_money(self) -> None:
+        """At start, after the restore: the configuration's `[money]` as the limits from the
+        next round, if the file changed since the money last took it (a supervisor's change
+        otherwise stands). Recorded as a `money.limits` record of the configuration's."""
+        till = self.till
+        if till is None:
+            return
+        op = till.configured_op()
+        if op is None:
+            return
+        try:
+            records = till.apply(op)
+        except Refusal as e:
+            self.log.error("money.configuration_refused", reason=str(e))
+            return
+        till.take()
+        self._backlog += [(r["event"], r) for r in records]
+        if self.ledger is not None:
+            self._append([])
+        self.log.info("money.limits", source="configuration", limits=records[0]["limits"])
 
     def _rewind_game(self) -> None:
         """The game ran ahead of the ledger with an action that was not kept: back to the
@@ -479,9 +604,18 @@ class Table:
     def _console_state(self) -> None:
         assert self.console is not None
         try:
-            self.console.state(self.machine.latches, self.lamp)
+            self.console.state(self.machine.latches, self.lamp, self._money_summary())
         except Exception:
             self.log.exception("console.failed", **self.where())
+
+    def _money_summary(self) -> dict[str, Any] | None:
+        """The money as the console shows it, built again only when it changed."""
+        till = self.till
+        if till is None:
+            return None
+        if self._summary is None or self._summary[0] != till.version:
+            self._summary = (till.version, till.summary())
+        return self._summary[1]
 
     # ---- what a frame says besides the game ---------------------------------------------------
 
@@ -513,13 +647,18 @@ class Table:
     # ---- publishing -----------------------------------------------------------------------------
 
     def _publish(self, line: dict[str, Any]) -> None:
-        """A committed result or irregularity: to the results file, then the log."""
+        """A committed result or irregularity: to the results file, then the log. (A money
+        record is here only in a replay, which prints it among the lines.)"""
+        event = line["event"]
+        if event.startswith("money."):
+            if self.results is None:
+                self.published.append(line)
+            return
         if self.results is None:
             self.published.append(line)
         else:
             self.results.write(json.dumps(line) + "\n")
             self.results.flush()
-        event = line["event"]
         where = {"shoe": line["shoe"], "coup": line["coup"], "frame": self.frame}
         if event == "coup.result":
             self.log.info(event, outcome=line["outcome"], **where)
