@@ -21,12 +21,15 @@ of the shoe it restores from, `restore`), and `shoe-daemon replay --console`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from shoe_daemon.money.bank import Phase
+from shoe_daemon.money.display import format_bank
 from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.limits import TableLimits
-from shoe_daemon.money.profile import MoneyProfile
+from shoe_daemon.money.profile import Bet, Kind, MoneyProfile
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney, settings_of
 
@@ -191,6 +194,41 @@ class Till:
 
     def summary(self) -> dict[str, Any]:
         """The money as the console shows it: the bank, whose turn, what the banker may do,
-        the round, the limits, the last settlement, what could not be followed."""
-        return {**self.money.summary(), "settlement": self.settlement,
-                "currency": self.profile.currency.value.code, "faults": list(self.faults)}
+        the round, the limits, the last settlement, what could not be followed; with what
+        the house offers, the Prime order and how the house writes its amounts, so that the
+        page shows the money as the table calls it and never computes with it."""
+        money, profile = self.money, self.profile
+        out = {**money.summary(), "settlement": self.settlement,
+               "currency": profile.currency.value.code, "faults": list(self.faults),
+               "game": "chemin-de-fer" if money.cdf else "punto-banco",
+               "locale": dataclasses.asdict(profile.locale.value), "offers": _offers(profile)}
+        bank = money.bank
+        if bank is not None and bank.phase is Phase.HELD:
+            out["bank_text"] = "open bank (000 rule 5)" if bank.amount is None else format_bank(
+                bank.amount, profile.currency.value, profile.locale.value)
+            out["prime"] = _prime(money)
+        return out
+
+
+def _offers(profile: MoneyProfile) -> dict[str, Any]:
+    """What the house offers: the kinds of play, outsiders, stakes over the line, an open
+    bank, a partner, what the banker may set aside; at Punto Banco its bets."""
+    cdf = profile.chemin_de_fer
+    if cdf is None:
+        return {"bets": [b.value for b in Bet]}
+    return {"kinds": [k.value for k in Kind if cdf.kinds[k].value],
+            "outsiders": cdf.outsiders.value.value, "over_line": bool(cdf.over_the_line.value),
+            "open_bank": bool(cdf.open_bank.value), "partner": bool(cdf.partner.value),
+            "set_aside": cdf.set_aside.value.value}
+
+
+def _prime(money: TableMoney) -> list[str]:
+    """The seated punters in the order they are asked: the suivi first, then Prime and the
+    places following from the banker in turn (000: "The first player ('Prime'), seated at
+    the banker's right hand, has prior right to be punter"; rule 14)."""
+    bank, seating = money.bank, money.seating
+    assert bank is not None and seating is not None
+    skip = {p.seat for p in (bank.holder, bank.partner) if p is not None and p.seated}
+    order = [f"seat {place}" for place in seating.rotation(bank.anchor) if place not in skip]
+    suivi = None if bank.suivi is None else bank.suivi.key
+    return [suivi, *(p for p in order if p != suivi)] if suivi in order else order
