@@ -162,7 +162,7 @@ class Client:
                                                      "person": person, "pin": pin})
         return status, body
 
-    def act(self, kind: str, **args: str) -> tuple[int, Any]:
+    def act(self, kind: str, /, **args: str) -> tuple[int, Any]:
         status, body, _ = self.post("/api/actions", {"id": new_id(), "kind": kind,
                                                      "args": args})
         return status, body

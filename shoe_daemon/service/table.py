@@ -70,6 +70,7 @@ if TYPE_CHECKING:
 CLOCK_STEP_NS = 1_000_000_000  # wall clock moving 1 s off the monotonic clock is a step
 
 Item = tuple[str, dict[str, Any]]
+REPLAYED = ("frame", "action", "money.limits")  # what the restore plays again, in order
 _NOTED = (Hello, Fault, Button)  # frames the log mentions besides what they decide
 
 
@@ -297,13 +298,10 @@ class Table:
         else:
             replayed = self.machine.restore((), max(before, 0))
             money: list[dict[str, Any]] = []
-            kinds = ("frame", "action", "money.limits") if self.till else ("frame", "action")
-            for record in self.ledger.records(start, kinds):
-                if record.kind == "money.limits":
-                    money += self._replay_limits(record.body)
-                    continue
-                replayed += self._replay(record)
-                money += self._money_moved()
+            for record in self.ledger.records(start, REPLAYED):
+                lines, made = self.play_recorded(record)
+                replayed += lines
+                money += made
             if self.till is not None:
                 self._money_checked(start, money)
         self._track_hold(replayed)
@@ -498,6 +496,17 @@ class Table:
             elif body.get("kind") == "sign_out":
                 open_.pop(session, None)
         return list(open_.values())
+
+    def play_recorded(self, record: Record) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """One of the ledger's frames, actions or changes of limits by the configuration
+        (`REPLAYED`) played again, as the restore plays them: the lines it decided and the
+        money's records it made (what the ledger recorded after it, if all is well)."""
+        if record.kind == "money.limits":
+            return [], self._replay_limits(record.body) if self.till is not None else []
+        if record.kind not in ("frame", "action"):
+            return [], []
+        lines = self._replay(record)
+        return lines, self._money_moved()
 
     def _replay(self, record: Record) -> list[dict[str, Any]]:
         """A frame or an action of the ledger played again (restore)."""
