@@ -57,6 +57,7 @@ from shoe_daemon.console.actions import Action, Refused, admit
 from shoe_daemon.console.desk import Outcome, TableConsole
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
+from shoe_daemon.console.shown_money import shown_money
 from shoe_daemon.console.till import MONEY_KINDS, Till
 from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.rules import HouseProfile
@@ -122,6 +123,8 @@ class Table:
         self._hold: HoldInForce | None = None
         self._shown = True  # the display shows every committed frame (False: a batch waits)
         self._to_show: list[dict[str, Any]] = []  # committed lines the display has not taken
+        self._money_to_show = False  # money records committed the display has not taken
+        self._money_shown: int | None = None  # the till's version the display last took
         self._clock_offset = time.time_ns() - time.monotonic_ns()
         # The console's positions in the frame stream (this process), and what waits for
         # the commit: KEY decisions as (index among the uncommitted frames, seq, decision).
@@ -213,6 +216,7 @@ class Table:
                 self._pending, self._pending_seq = 0, None
                 return False
             self._records.clear()
+        self._money_to_show = self._money_to_show or self.till is not None
         if self.console is not None:
             self._positions_committed()
         for line in self._lines:
@@ -228,6 +232,7 @@ class Table:
         if self.display is None or self._shown:
             return
         self._shown = True
+        self._show_money()
         lines, self._to_show = self._to_show, []
         try:
             for line in lines:
@@ -263,6 +268,8 @@ class Table:
         assert self.ledger is not None
         count = self.ledger.verify()
         receiver = self._rebuild()
+        self._money_to_show = True
+        self._show_money()
         self._show()
         republished = self._complete_results()
         self.log.info("ledger.restored", records=count, state=self.machine.state,
@@ -445,6 +452,7 @@ class Table:
                 self._rewind_game()
                 return self._ledger_refused(action)
             index = next(r.idx for r in made if r.kind == "action")
+        self._money_to_show = self._money_to_show or bool(money)
         writer = self.console.replay_file
         if writer is not None:
             writer.action(self.frames_committed, self.last_seq, record)
@@ -597,8 +605,8 @@ class Table:
             return
         till.take()
         self._backlog += [(r["event"], r) for r in records]
-        if self.ledger is not None:
-            self._append([])
+        if self.ledger is None or self._append([]) is not None:
+            self._money_to_show = True
         self.log.info("money.limits", source="configuration", limits=records[0]["limits"])
 
     def _rewind_game(self) -> None:
@@ -610,6 +618,28 @@ class Table:
             self._rebuild()
         except LedgerError:
             self._stale = True
+
+    def _show_money(self) -> None:
+        """The money's public part to the display (console/shown_money.py), once the records
+        that changed it are committed, never before: called with the committed batch's view.
+
+        A house that keeps stakes private shows none before betting closes; a fault here is
+        the screen's, logged and never raised, as `_show`'s."""
+        till, display = self.till, self.display
+        if till is None or display is None or not self._money_to_show:
+            return
+        self._money_to_show = False
+        if self._money_shown == till.version:
+            return
+        self._money_shown = till.version
+        try:
+            shown = shown_money(till.money, till.settlement)
+            display.set_bank(shown.bank)
+            display.set_limits(shown.limits)
+            display.set_stakes(shown.stakes)
+            display.set_payouts(shown.payouts)
+        except Exception:
+            self.log.exception("display.money_failed", **self.where())
 
     def _console_state(self) -> None:
         assert self.console is not None
