@@ -8,8 +8,8 @@ records them in the audit ledger first, and hands the display these values
 Amounts are `decimal.Decimal`, never float: in the view each is an object with the exact
 amount as a string at the currency's precision, the ISO 4217 currency, and the amount as the
 display's language writes it (Babel's CLDR data), in German e.g.
-`{"value": "1500.00", "currency": "CHF", "text": "1.500,00 CHF"}` (docs/display.md, "Bank
-and limits").
+`{"value": "1500.00", "currency": "CHF", "text": "1.500,00 CHF"}` (docs/display.md, "The
+table's money").
 """
 
 from __future__ import annotations
