@@ -11,6 +11,7 @@ fast as the baud rate carries them: any backlog would show as latency growing al
 
     .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
     .venv/bin/python bench/latency.py --console [--rounds 3]
+    .venv/bin/python bench/latency.py --money [--rounds 3]
 
 With `--sse-clients N` (50 by default) the table display has N screens watching it
 (Server-Sent Events clients in a process of their own, `bench/sse_swarm.py`), as issue 13
@@ -19,6 +20,12 @@ asks: the results line must not wait for the screens.
 `--console` measures what the croupier's console costs the deciding frame when nobody acts
 on it: rounds of the croupier's pace alternating the daemon without the console, with it
 idle (listening, no client), and with it watched (a signed-in page's event stream open).
+
+`--money` measures what the table's money costs the deciding frame (its settlement, the bank
+after it, their records in the frame's own transaction): rounds of the croupier's pace
+alternating the console without the money, and with the money (`[money]`) and stakes
+placed on every coup through the console's API before its DEAL (a bank put up, three
+punters' stakes), as a croupier enters them.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import threading
 import time
 import tty
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.sse_swarm import Swarm  # noqa: E402
 from drivers.framing import encode  # noqa: E402
-from drivers.messages import Hello, Message  # noqa: E402
+from drivers.messages import Button, Hello, Message  # noqa: E402
 from drivers.records import next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
 from shoe_daemon.audit import keys  # noqa: E402
@@ -139,11 +147,72 @@ def bench_people(state: Path) -> None:
     file.save(roster.pin_for("bench", "2468"))
 
 
+class BenchCroupier:
+    """Enters the money through the console's API as a croupier does: seats, a bank, then
+    three punters' stakes before each DEAL (the bench waits for each answer: it is not
+    timed)."""
+
+    def __init__(self, url: str) -> None:
+        host, port = url.split("//")[1].strip("/").rsplit(":", 1)
+        self.host, self.port = host, int(port)
+        self.origin = f"http://{host}:{port}"
+        self.cookie = ""
+        self.refused = 0
+        self.placed = 0
+        self.why: Counter[str] = Counter()
+        answer = self.post("/api/sign-in", {"method": "pin", "person": "bench", "pin": "2468"})
+        assert "me" in answer, answer
+        for seat in range(1, 8):
+            self.act("sit", seat=str(seat))
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        headers = {"Content-Type": "application/json", "Origin": self.origin}
+        if self.cookie:
+            headers["Cookie"] = self.cookie
+        conn.request("POST", path, body=json.dumps({"id": str(uuid.uuid4()), **body}),
+                     headers=headers)
+        response = conn.getresponse()
+        data = json.loads(response.read() or b"{}")
+        cookie = response.getheader("Set-Cookie")
+        if cookie:
+            self.cookie = cookie.split(";")[0]
+        conn.close()
+        return data
+
+    def act(self, kind: str, **args: str) -> bool:
+        answer = self.post("/api/actions", {"kind": kind, "args": args})
+        if "ok" not in answer:
+            self.refused += 1
+            self.why[answer.get("code", answer.get("error", "?"))] += 1
+        return "ok" in answer
+
+    def money(self) -> dict[str, Any]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        conn.request("GET", "/api/state", headers={"Cookie": self.cookie})
+        state = json.loads(conn.getresponse().read())
+        conn.close()
+        return state["console"]["money"]
+
+    def before_deal(self) -> None:
+        """The bank put up by the player in turn when it is vacant, then three punters'
+        stakes (never the banker's own)."""
+        money = self.money()
+        if money["bank"]["phase"] == "vacant":
+            self.act("take_bank", who=f"seat {money['turn']}", amount="100000")
+            money = self.money()
+        banker = money["bank"]["holder"]
+        stakers = [who for who in money.get("prime", []) if who != banker][:3]
+        for who in stakers:
+            self.placed += self.act("stake", who=who, amount=str(10 + 5 * (self.placed % 17)))
+
+
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         extra: tuple[str, ...] = (), watch: bool = False, sse_clients: int = 0,
-        keyed: Callable[[Path], None] | None = None) -> list[float]:
+        keyed: Callable[[Path], None] | None = None, money: bool = False) -> list[float]:
     """`keyed(state_dir)` is told the table's state directory once its signing key is made
-    (as the install makes it): bench/floor.py lodges it at the pit."""
+    (as the install makes it): bench/floor.py lodges it at the pit; `money`: stakes on every
+    coup through the console's API."""
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
@@ -152,6 +221,10 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
             keyed(work / "state")
         if "--console" in extra:
             bench_people(work / "state")
+        if money:
+            (work / "money.toml").write_text(MONEY[profile])
+            extra = (*extra, "--config", str(work / "money.toml"))
+        croupier: list[BenchCroupier] = []
         stop_watching = threading.Event()
         master, slave, daemon = start_table(work, profile, subprocess.PIPE, extra)
         assert daemon.stderr is not None
@@ -181,6 +254,8 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                         url = json.loads(line)["url"]
                         threading.Thread(target=watch_console, args=(url, stop_watching),
                                          daemon=True).start()
+                    if money and b'"console.listening"' in line:
+                        croupier.append(BenchCroupier(json.loads(line)["url"]))
 
         try:
             # Write nothing before the daemon has opened the port: opening it flushes what
@@ -204,6 +279,9 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
             for i, message in enumerate(messages):
                 if isinstance(message, Hello):
                     seq = 0
+                if croupier and isinstance(message, Button) and message.name == "DEAL":
+                    drain(0)
+                    croupier[0].before_deal()  # not timed: the deciding frame comes later
                 frame = encode(seq, message)
                 seq = next_seq(seq)
                 if seconds_per_byte:  # the line carries the frame no faster than its baud
@@ -240,11 +318,19 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         said = b"\n".join(tail).decode(errors="replace")
         raise SystemExit(f"only {len(arrivals)} of {len(written)} results arrived; the daemon "
                          f"said last:\n{said}")
+    if croupier:
+        print(f"  stakes placed {croupier[0].placed}, requests refused {croupier[0].refused} "
+              f"{dict(croupier[0].why)}")
     return [(a - w) * 1000 for a, w in zip(arrivals, written, strict=True)]
 
 
+#: The `[money]` each profile's bench table plays with (the figures its seed leaves open).
+MONEY = {"baden": '[money]\nmin_bank = 100\nmin_stake = 10\n',
+         "zoppot-1934": '[money]\ncommission_percent = 5\n'}
+
+
 def report(name: str, ms: list[float]) -> dict[str, float]:
-    q = statistics.quantiles(ms, n=100)
+    q = statistics.quantiles(ms, n=100, method="inclusive")  # a p99 never beyond the max
     half = len(ms) // 2
     figures = {"n": len(ms), "p50_ms": round(q[49], 3), "p99_ms": round(q[98], 3),
                "max_ms": round(max(ms), 3),
@@ -265,11 +351,31 @@ def main() -> None:
     parser.add_argument("--console", action="store_true",
                         help="compare the croupier's pace without the console, with it idle, "
                              "and with a page watching it")
+    parser.add_argument("--money", action="store_true",
+                        help="compare the croupier's pace with the console without the money, "
+                             "and with the money and stakes on every coup")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sse-clients", type=int, default=50,
                         help="screens watching the display (0: none)")
     args = parser.parse_args()
     print("machine:", machine_name(), "| load:", load())
+    if args.money:
+        console = ("--console", "127.0.0.1:0")
+        money_variants = {"console, no money": False, "money, stakes every coup": True}
+        medians = {name: [] for name in money_variants}
+        for n in range(args.rounds):
+            for name, money in money_variants.items():
+                ms = run(args.profile, args.coups, args.gap, None, args.seed + n, console,
+                         money=money)
+                medians[name].append(report(f"{name} (seed {args.seed + n})", ms)["p50_ms"])
+        for name, values in medians.items():
+            print(f"{name:28} median of the rounds' p50: {statistics.median(values):.3f} ms "
+                  f"({', '.join(f'{v:.3f}' for v in values)})")
+        added = statistics.median(medians["money, stakes every coup"]) - statistics.median(
+            medians["console, no money"])
+        print(f"the money adds {added:.3f} ms at the median (budget 0.5 ms)")
+        print("load:", load())
+        return
     if args.console:
         console = ("--console", "127.0.0.1:0")
         variants = {"without the console": ((), False), "console idle": (console, False),

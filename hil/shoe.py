@@ -34,7 +34,16 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from drivers.framing import FrameDecoder, encode
-from drivers.messages import HOST_TO_SHOE, SEQ_MODULUS, Ack, Heartbeat, Hello, Lamp, Message
+from drivers.messages import (
+    HOST_TO_SHOE,
+    SEQ_MODULUS,
+    Ack,
+    Button,
+    Heartbeat,
+    Hello,
+    Lamp,
+    Message,
+)
 from hil import faults as line
 from hil.dealer import FIRMWARE, MODEL, SERIAL, GameFaults, Session, boot_id_for, deal_shoes
 from shoe_daemon.game.houses import PROFILES
@@ -261,8 +270,9 @@ class Shoe:
                  seed: int, capture: BinaryIO, lamp_log: TextIO | None = None,
                  pace: tuple[float, float] = (0.0, 0.0), baud: int | None = None,
                  linger: float = 0.5, give_up: float = DEFAULT_GIVE_UP,
-                 log: TextIO = sys.stderr) -> None:
+                 log: TextIO = sys.stderr, stakes_pause: float = 0.0) -> None:
         self.messages = session.messages
+        self.stakes_pause = stakes_pause  # the croupier waits for the stakes before a DEAL
         self.link = link
         self.faults = line_faults
         self.rng = random.Random(f"hil.shoe line {seed}")
@@ -531,6 +541,8 @@ class Shoe:
             self.dealt += 1
             if hi > 0:
                 self.next_due += lo if hi == lo else self.rng.uniform(lo, hi)
+            if self.stakes_pause and self.dealt < len(messages) and is_deal(messages[self.dealt]):
+                self.next_due = max(self.next_due, now) + self.stakes_pause
 
     def _awaiting_hello(self) -> bool:
         return any(isinstance(e.message, Hello) for e in self.window)
@@ -701,9 +713,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fault", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("--lamp-log", type=Path, default=None)
     p.add_argument("--linger", type=float, default=0.5, metavar="SECONDS")
+    p.add_argument("--stakes-pause", type=float, default=0.0, metavar="SECONDS",
+                   help="the croupier waits this long for the stakes before each BTN,DEAL "
+                        "(the console's money tests)")
     p.add_argument("--give-up", type=float, default=DEFAULT_GIVE_UP, metavar="SECONDS",
                    help="exit 3 after this long without ACK progress (default 30)")
     return p
+
+
+def is_deal(message: Message) -> bool:
+    return isinstance(message, Button) and message.name == "DEAL"
 
 
 def script_session(profile: str, script: str, seed: int) -> Session:
@@ -791,7 +810,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
             shoe = Shoe(session, link, line_faults=line_faults, seed=args.seed,
                         capture=capture, lamp_log=lamp_log, pace=pace, baud=args.baud,
-                        linger=args.linger, give_up=args.give_up)
+                        linger=args.linger, give_up=args.give_up,
+                        stakes_pause=args.stakes_pause)
             shoe.wakeup = wake_r
             shoe.stopping = stop[0]
             return shoe.run()

@@ -162,7 +162,7 @@ class Client:
                                                      "person": person, "pin": pin})
         return status, body
 
-    def act(self, kind: str, **args: str) -> tuple[int, Any]:
+    def act(self, kind: str, /, **args: str) -> tuple[int, Any]:
         status, body, _ = self.post("/api/actions", {"id": new_id(), "kind": kind,
                                                      "args": args})
         return status, body
@@ -180,11 +180,13 @@ def settings(state: Path, profile: str = "baden", **more: Any) -> config.Config:
 
 
 class ConsoleTable:
-    """The daemon's loop in a thread with the console on, its shoe fed by the test."""
+    """The daemon's loop in a thread with the console on, its shoe fed by the test; with
+    `money` (a `[money]` table), the table's money kept."""
 
-    def __init__(self, state: Path, profile: str = "baden", idle: float = 900) -> None:
+    def __init__(self, state: Path, profile: str = "baden", idle: float = 900,
+                 money: dict[str, Any] | None = None) -> None:
         self.state = state
-        self.settings = settings(state, profile)
+        self.settings = settings(state, profile, money=money)
         self.shoe = FeedShoe()
         people = people_paths(state)
         people.load(create_key=True)

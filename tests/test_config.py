@@ -68,8 +68,9 @@ def test_unknown_key_and_bad_toml_in_file(tmp_path: Path):
 
 
 def test_every_setting_has_a_flag_and_a_config_field():
-    # `floor` is the file's [floor] table: a table of its own, with no flags.
-    fields = [f for f in config.Config.__dataclass_fields__ if f != "floor"]
+    # `floor` and `money` are the file's [floor] and [money] tables: tables of their own, with
+    # no flags.
+    fields = [f for f in config.Config.__dataclass_fields__ if f not in ("floor", "money")]
     assert [s.name for s in config.SETTINGS] == fields
 
 
@@ -185,3 +186,59 @@ def test_the_documented_floor_table_loads(tmp_path: Path):
     c = config.load(parse("--config", str(f)))
     assert c.floor is not None and c.floor.table == c.table == "table-1"
     assert (c.floor.keepalive, c.floor.session_expiry) == (30, 604800)
+
+
+def test_the_money_table_is_checked_against_the_house_and_needs_the_console(tmp_path):
+    base = f'profile = "baden"\nstate_dir = "{tmp_path}"\nresults = "{tmp_path}/r.jsonl"\n'
+    f = tmp_path / "c.toml"
+    f.write_text(base + 'console = "127.0.0.1:0"\n[money]\nmin_bank = 100\nmin_stake = 10\n')
+    c = config.load(parse("--config", str(f)))
+    assert c.money == {"min_bank": 100, "min_stake": 10}
+    assert c.as_dict()["money"] == {"min_bank": 100, "min_stake": 10}
+    f.write_text(base + 'console = "127.0.0.1:0"\n[money]\nmin_stake = 10\n')
+    with pytest.raises(config.ConfigError, match=r"money\.min_bank: baden leaves it to the table"):
+        config.load(parse("--config", str(f)))
+    f.write_text(base + 'console = "127.0.0.1:0"\n[money]\nmin_bank = 100.5\nmin_stake = 10\n')
+    with pytest.raises(config.ConfigError, match=r"money\.min_bank"):
+        config.load(parse("--config", str(f)))  # a TOML float
+    f.write_text(base + '[money]\nmin_bank = 100\nmin_stake = 10\n')
+    with pytest.raises(config.ConfigError, match="set console too"):
+        config.load(parse("--config", str(f)))
+    f.write_text(base + 'money = 5\n')
+    with pytest.raises(config.ConfigError, match="must be a table"):
+        config.load(parse("--config", str(f)))
+    f.write_text(base)
+    assert config.load(parse("--config", str(f))).money is None
+
+
+def test_the_documented_money_table_loads(tmp_path: Path):
+    """docs/shoe-daemon.toml's [money] example, uncommented (with the console it needs), is
+    what the loader takes."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "shoe-daemon.toml").read_text()
+    head, _, tail = text.partition("# [money]\n")
+    money = []
+    for line in tail.splitlines():
+        if not line.startswith("# ") or line.startswith("# The floor"):
+            break
+        money.append(line[2:])
+    f = tmp_path / "table.toml"
+    f.write_text(head.replace('console = "off"', 'console = "127.0.0.1:0"') + "[money]\n"
+                 + "\n".join(money) + "\n")
+    c = config.load(parse("--config", str(f), "--state-dir", str(tmp_path)))
+    assert c.money is not None and c.money["min_bank"] == 100 and c.money["places"] == 9
+
+
+def test_check_config_says_the_money_limits(tmp_path):
+    from shoe_daemon.service.check_config import check
+
+    f = tmp_path / "c.toml"
+    f.write_text(f'profile = "baden"\nstate_dir = "{tmp_path}"\nresults = "{tmp_path}/r.jsonl"\n'
+                 'console = "127.0.0.1:0"\n[money]\nmin_bank = 100\nmin_stake = "12.50"\n'
+                 'chip = "0.50"\n')
+    lines = check(config.load(parse("--config", str(f)))).lines
+    assert any(x.startswith("money: kept in CHF (Swiss franc)") for x in lines), lines
+    assert "  commission 5 %, chip Fr. 0.50, stakes Fr. 12.50 to no limit" in lines
+    assert "  bank Fr. 100 to no limit, 9 places" in lines
+    f.write_text(f'profile = "baden"\nstate_dir = "{tmp_path}"\nresults = "{tmp_path}/r.jsonl"\n')
+    assert "money: not kept (no [money] table): the console takes no stakes" in check(
+        config.load(parse("--config", str(f)))).lines

@@ -377,7 +377,15 @@ def test_a_display_rebuilt_from_the_lines_shows_what_it_showed():
 
 from decimal import Decimal  # noqa: E402
 
-from shoe_daemon.display.stakes import Bank, BetLimit, Limits  # noqa: E402
+from shoe_daemon.display.stakes import (  # noqa: E402
+    Bank,
+    BetLimit,
+    Limits,
+    Payout,
+    Payouts,
+    Stakes,
+    Wager,
+)
 
 
 def view_of(profile: str, script: str, **kwargs: Any) -> dict[str, Any]:
@@ -436,12 +444,30 @@ def test_the_bank_as_the_console_gives_it():
     view = view_of("baden", "SHOE DEAL 9C 2D", bank=bank, words=Words("de"))
     assert view["bank"] == {
         "amount": {"value": "1500.00", "currency": "CHF", "text": "1.500,00\xa0CHF"},
-        "holder_seat": 3, "banco_seat": 5, "suivi": True}
+        "called": None, "holder_seat": 3, "banco_seat": 5, "suivi": True}
     assert codes_in(view) == set()
     english = view_of("baden", "SHOE", bank=Bank(Decimal("1234.5"), "EUR"))
     assert english["bank"]["amount"] == {"value": "1234.50", "currency": "EUR",
                                          "text": "€1,234.50"}
     assert english["bank"]["holder_seat"] is None and english["bank"]["banco_seat"] is None
+
+
+def test_stakes_and_payouts_as_the_console_gives_them():
+    stakes = Stakes("CHF", (Wager(3, "table", Decimal("300")), Wager(None, "outsider",
+                                                                    Decimal("20"))), False)
+    payouts = Payouts("XXX", 1, 4, (Payout(2, "banco", Decimal("10"), Decimal("20"), "won"),),
+                      Decimal("0"))
+    view = view_of("baden", "SHOE DEAL 9C 2D", stakes=stakes, payouts=payouts,
+                   words=Words("de"))
+    assert view["stakes"] == {"closed": False, "wagers": [
+        {"place": 3, "play": "table", "amount": {"value": "300.00", "currency": "CHF",
+                                                 "text": "300,00\xa0CHF"}},
+        {"place": None, "play": "outsider", "amount": {"value": "20.00", "currency": "CHF",
+                                                       "text": "20,00\xa0CHF"}}]}
+    # XXX (no currency: 004's chips) is written as the number alone.
+    assert view["payouts"]["lines"][0]["paid"]["text"] == "20"
+    assert (view["payouts"]["coup"], view["payouts"]["void"]) == (4, False)
+    assert codes_in(view) == set()
 
 
 def test_the_limits_as_the_console_gives_them():
@@ -461,6 +487,11 @@ def test_the_limits_as_the_console_gives_them():
 
 
 @pytest.mark.parametrize(("make", "error"), [
+    (lambda: Wager(3, "table", 10.0), TypeError),  # float: never money
+    (lambda: Wager(3, "martingale", Decimal(10)), ValueError),
+    (lambda: Payout(3, "table", Decimal(10), Decimal(-1), "lost"), ValueError),
+    (lambda: Payout(3, "table", Decimal(10), Decimal(0), "maybe"), ValueError),
+    (lambda: Stakes("chf", (), False), ValueError),
     (lambda: Bank(1500.0, "EUR"), TypeError),  # float: never money
     (lambda: Bank(Decimal("NaN"), "EUR"), TypeError),
     (lambda: Bank(Decimal("-1"), "EUR"), ValueError),

@@ -15,9 +15,14 @@ The ledger then holds the actions among the frames in the order they were taken,
 playing its records again (`play.py`: the daemon's restore, the recall, `shoe-daemon
 replay --console`) rebuilds the same table.
 
-Adding a kind (the money's stakes, the croupier's reports) is one `ActionKind` in `ACTIONS`:
-its roles, its arguments (schema.py), its check against the table and what it applies; the
-target (`Table`) gains whatever domain it changes.
+Adding a kind (the croupier's reports) is one `ActionKind` in `ACTIONS`: its roles, its
+arguments (schema.py), its check against the table and what it applies; the target (`Table`)
+gains whatever domain it changes.
+
+The money's kinds (docs/console.md, "The money") are one a money op, of the same name: the
+till (till.py) applies the op to the table's money, whose rules refuse it or make its
+records, which the table commits with the action. A `Refusal` of the money's is the API's
+409 (400 for a request the money finds malformed) with its reason, code and rule.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from typing import Any, Protocol
 from drivers.messages import READABLE_CARDS
 from shoe_daemon.console.people import Role, Roster
 from shoe_daemon.console.schema import Field, Invalid, check_object
+from shoe_daemon.console.till import Till
 from shoe_daemon.game.coup import IN_COUP, CoupMachine
+from shoe_daemon.money.refusals import Refusal
 
 ANYONE = frozenset(Role)
 SUPERVISOR = frozenset({Role.SUPERVISOR})
@@ -39,23 +46,41 @@ SUPERVISOR = frozenset({Role.SUPERVISOR})
 
 class Refused(Exception):
     """An action the table will not take; nothing of it is kept. `status` is the HTTP
-    status the API answers with."""
+    status the API answers with; a money rule's refusal adds its `code` and `rule`."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, code: str | None = None,
+                 rule: str | None = None) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.code = code
+        self.rule = rule
+
+    @classmethod
+    def of(cls, refusal: Refusal) -> Refused:
+        """The money's refusal as the API's: 409, or 400 for a malformed request."""
+        status = 400 if refusal.code == "bad_request" else 409
+        return cls(status, str(refusal), refusal.code, refusal.rule)
+
+    def body(self) -> dict[str, str]:
+        out = {"error": self.reason}
+        if self.code is not None and self.rule is not None:
+            out |= {"code": self.code, "rule": self.rule}
+        return out
 
 
 class Table(Protocol):
-    """What actions check and change: the table's game, and the people now configured.
-    (The money part adds its own domain here.)"""
+    """What actions check and change: the table's game, the people now configured, and the
+    table's money (None where it is not kept)."""
 
     @property
     def machine(self) -> CoupMachine: ...
 
     @property
     def roster(self) -> Roster: ...
+
+    @property
+    def till(self) -> Till | None: ...
 
 
 @dataclass(frozen=True)
@@ -216,6 +241,100 @@ def _void(table: Table, action: Action) -> Lines:
     return table.machine.void(action.by)
 
 
+# ---- the money (docs/console.md, "The money"; docs/money.md, "Actions and records") ------------
+
+_AMOUNT = r"[0-9]{1,15}(\.[0-9]{1,4})?"
+AMOUNT = Field("an amount as a decimal string (1170, 12.50)", pattern=re.compile(_AMOUNT),
+               max_len=20)
+BANK_SUM = Field("the bank's sum as a decimal string, or open (000 rule 5)",
+                 pattern=re.compile(f"open|{_AMOUNT}"), max_len=20)
+LIMIT = Field("a limit as a decimal string, or none for no maximum",
+              pattern=re.compile(f"none|{_AMOUNT}"), max_len=20, required=False)
+PLAYER = Field("a player: 'seat N', or 'outsider LABEL' (1 to 24 letters, digits, space . _ -)",
+               pattern=re.compile(r"seat [1-9][0-9]?|outsider [A-Za-z0-9][A-Za-z0-9 ._-]{0,23}"),
+               max_len=33)
+PLACE = Field("a place or box number from 1", pattern=re.compile(r"[1-9][0-9]?"), max_len=2)
+STAKE_ID = Field("a stake's or bet's id (s3, b2)", pattern=re.compile(r"[sb][1-9][0-9]{0,5}"),
+                 max_len=7)
+BANCO_KINDS = ("banco_solo", "banco", "banco_with_table")
+BETS = ("punto", "banco", "egalite", "simple_nine", "colour_nine", "swiss_nine")
+FLAG = Field("true or false", choices=("true", "false"), required=False)
+
+
+def _optional(field: Field) -> Field:
+    return Field(field.what, False, field.choices, field.pattern, field.min_len, field.max_len)
+
+
+def _money_kept(table: Table, action: Action) -> None:
+    if table.till is None:
+        raise Refused(409, "the table's money is not kept at this table (its configuration "
+                           "has no [money] table)")
+
+
+def _money(table: Table, action: Action) -> Lines:
+    """The action's money op, by the money's rules: its records wait for the commit. (Where
+    no money is kept, as in the recall's replay, it changes nothing in the game.)"""
+    till = table.till
+    if till is None:
+        return []
+    try:
+        till.act(action.kind, action.args, action.by)
+    except Refusal as refusal:
+        raise Refused.of(refusal) from None
+    return []
+
+
+def _money_kind(name: str, args: Mapping[str, Field], help: str,
+                roles: frozenset[Role] = ANYONE) -> ActionKind:
+    return ActionKind(name, roles, args, _money_kept, _money, help=help)
+
+
+MONEY = (
+    _money_kind("sit", {"seat": PLACE}, "a player sits down at a place"),
+    _money_kind("leave", {"seat": PLACE}, "a player leaves his place"),
+    _money_kind("take_bank", {"who": PLAYER, "amount": BANK_SUM, "partner": _optional(PLAYER),
+                              "partner_amount": _optional(AMOUNT)},
+                "the player in turn puts up the bank (000: open, and a partner, rules 4, 5)"),
+    _money_kind("decline_bank", {"who": PLAYER}, "the player in turn, or offered the bank, "
+                "does not take it"),
+    _money_kind("accept_offer", {"who": PLAYER}, "the player offered the bank takes it at its "
+                "last sum (001, 003)"),
+    _money_kind("to_auction", {}, "nobody standing takes the offer: the bank is auctioned (001)"),
+    _money_kind("bid", {"who": PLAYER, "amount": AMOUNT}, "a bid at the bank's auction"),
+    _money_kind("award", {}, "the auction closes"),
+    _money_kind("suite", {}, "the banker gives up the bank"),
+    _money_kind("schokolade", {}, "003: the part nobody staked against is set aside"),
+    _money_kind("garage", {"amount": AMOUNT}, "004: chips taken out of the bank"),
+    _money_kind("banco", {"who": PLAYER, "kind": Field("the banco form", choices=BANCO_KINDS),
+                          "amount": _optional(AMOUNT)},
+                "a banco form called (with the table: the punter's own stake)"),
+    _money_kind("share", {"who": PLAYER, "of": PLAYER, "amount": AMOUNT},
+                "a shareholder in a banco (000 II, 003)"),
+    _money_kind("stake", {"who": PLAYER, "amount": AMOUNT, "over_line": FLAG,
+                          "box": _optional(PLACE)},
+                "a stake in the general game, or an outsider's"),
+    _money_kind("bet", {"box": PLACE, "bet": Field("the bet", choices=BETS), "amount": AMOUNT},
+                "Punto Banco: a box's bet"),
+    _money_kind("withdraw", {"stake": STAKE_ID}, "a stake or bet taken back before the deal"),
+    _money_kind("correct", {"stake": _optional(STAKE_ID), "who": _optional(PLAYER),
+                            "kind": Field("the kind of play of a stake missed", required=False,
+                                          choices=("table", *BANCO_KINDS)),
+                            "over_line": FLAG, "box": _optional(PLACE),
+                            "bet": Field("a bet missed", required=False, choices=BETS),
+                            "amount": AMOUNT, "reason": REASON},
+                "a supervisor corrects a stake after betting closed, before the settlement "
+                "(0: it was never there; or a stake missed)", SUPERVISOR),
+    _money_kind("reopen", {"how": Field("void (the coup is void after all) or rules (the "
+                                        "settlement recorded is not the rules')",
+                                        choices=("void", "rules")), "reason": REASON},
+                "a supervisor reopens the last settlement and corrects it", SUPERVISOR),
+    _money_kind("limits", {"min_stake": LIMIT, "max_stake": LIMIT, "min_bank": LIMIT,
+                           "max_bank": LIMIT, "nine_min_stake": LIMIT, "nine_max_stake": LIMIT,
+                           "reason": REASON},
+                "a supervisor changes the table's limits (001: \"at any time\")", SUPERVISOR),
+)
+
+
 #: Every action the console can take.
 ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
     *REPORTS,
@@ -241,6 +360,7 @@ ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
              "the shoe still reports, needs a supervisor)"),
     ActionKind("void", SUPERVISOR, {"reason": REASON}, _can_void, _void,
                help="a supervisor voids the coup in play (a hold is lifted first)"),
+    *MONEY,
 )})
 
 

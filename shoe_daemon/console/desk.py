@@ -33,11 +33,13 @@ NOTICES = 5  # refused KEYs the console keeps showing
 
 @dataclass(frozen=True)
 class Outcome:
-    """A committed action: its record, the lines it decided, where the ledger put it."""
+    """A committed action: its record, the lines it decided, where the ledger put it, and
+    the money's records it made."""
 
     record: dict[str, Any]
     lines: list[dict[str, Any]]
     index: int | None
+    money: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -113,7 +115,8 @@ class TableConsole(Protocol):
     def changed_people(self) -> dict[str, Any] | None: ...
 
     def state(self, latches: tuple[LatchState, ...], lamp: str = "",
-              reports: tuple[ReportState, ...] = ()) -> None: ...
+              reports: tuple[ReportState, ...] = (),
+              money: dict[str, Any] | None = None) -> None: ...
 
 
 class Desk:
@@ -164,13 +167,15 @@ class Desk:
         return {"sha256": roster.digest, "people": [p.public() for p in roster.people]}
 
     def state(self, latches: tuple[LatchState, ...], lamp: str = "",
-              reports: tuple[ReportState, ...] = ()) -> None:
+              reports: tuple[ReportState, ...] = (),
+              money: dict[str, Any] | None = None) -> None:
         """The console's own state (the latches, refused KEYs, the shoe's lamp, the reports
-        the croupier may make now), pushed when it changed."""
-        if (latches, lamp, reports) == self._latches or self.show is None:
+        the croupier may make now, the table's money: the croupier's, never the display's),
+        pushed when it changed."""
+        if (latches, lamp, reports, money) == self._latches or self.show is None:
             return
-        self._latches = (latches, lamp, reports)
+        self._latches = (latches, lamp, reports, money)
         body = {"latches": [latch_view(latch) for latch in latches],
                 "key_refusals": list(self.refusals), "lamp": lamp,
-                "reports": [report_view(report) for report in reports]}
+                "reports": [report_view(report) for report in reports], "money": money}
         self.show(json.dumps(body, separators=(",", ":")).encode())

@@ -17,8 +17,12 @@ the display's words with their rule, never the machine's detail (which names car
 croupier's reports are events with the person, the place of the card they name and the
 reason.
 
-Each coup keeps a place for its stakes and settlement (`stakes`, `settlement`: null until
-the money part records them).
+With the table's money kept, each coup tells its stakes as betting closed (`stakes`: the
+bank in play and each stake, from its `money.round` record; after a supervisor's correction,
+the corrected round), its settlement (`settlement`: the `money.settlement` record, or the
+corrected one after a reopening) and the corrections (`corrections`: who, why, what); the
+answer's `betting` is the round still open (the stakes entered for the coup to come). They
+are read from the money's own records, never played again. Stakes hold no card.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from shoe_daemon.audit.ledger import Record
 from shoe_daemon.audit.reader import LedgerReader
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, play_action
+from shoe_daemon.console.till import CROUPIER_OPS, SUPERVISOR_OPS
 from shoe_daemon.display.view import PLAYER_WORDS, public_positions
 from shoe_daemon.game import cards
 from shoe_daemon.game.coup import CoupMachine, CoupState
@@ -74,14 +79,50 @@ class Story:
     events: list[dict[str, Any]] = field(default_factory=list)
     final: CoupState | None = None  # as decided
     result: dict[str, Any] | None = None
+    stakes: dict[str, Any] | None = None  # the round as betting closed (money.round)
+    settlement: dict[str, Any] | None = None
+    corrections: list[dict[str, Any]] = field(default_factory=list)
+
+
+MONEY_READ = ("money.table", "money.stake", "money.stake_changed", "money.withdrawn",
+              "money.bet", "money.round", "money.settlement", "money.correction")
+
+
+@dataclass
+class Betting:
+    """The stakes of the round still open, followed from the money's records."""
+
+    stakes: dict[str, dict[str, Any]] = field(default_factory=dict)  # by id, in order
+
+    def start(self, snapshot: dict[str, Any]) -> None:
+        current = snapshot.get("round")
+        self.stakes = {}
+        if current is not None and current.get("shoe") is None:  # open, not dealt
+            for stake in current.get("stakes", current.get("bets", [])):
+                self.stakes[stake["id"]] = stake
+
+    def record(self, body: dict[str, Any]) -> None:
+        event = body["event"]
+        if event in ("money.stake", "money.bet"):
+            stake = body.get("stake") or body["bet"]
+            self.stakes[stake["id"]] = stake
+        elif event == "money.stake_changed" and body["stake"] in self.stakes:
+            self.stakes[body["stake"]] = {**self.stakes[body["stake"]],
+                                          "amount": body["amount"], "value": body["value"]}
+        elif event == "money.withdrawn":
+            self.stakes.pop(body["stake"], None)
+        elif event == "money.round":
+            self.stakes = {}
 
 
 class _Replayed:
-    """What an action replayed acts on: the recall's own machine (no one signs in here)."""
+    """What an action replayed acts on: the recall's own machine (no one signs in here; the
+    money is read from its own records, not played again)."""
 
     def __init__(self, machine: CoupMachine) -> None:
         self.machine = machine
         self.roster = Roster()
+        self.till = None
 
 
 class Recall:
@@ -111,11 +152,12 @@ class Recall:
             "json_extract(body, '$.line.event') = 'coup.result' ORDER BY idx DESC LIMIT ?",
             (LAST,)).fetchall()
         first = rows[-1][0] if rows else reader.last_index()
-        stories, consistent, in_play = self._play(reader, first)
+        stories, consistent, in_play, betting = self._play(reader, first)
         decided = [s for s in stories if s.result is not None][-LAST:]
         shown = ([in_play] if in_play is not None and in_play.result is None else []) + \
             decided[::-1]
-        return {"coups": [self._told(s, in_play) for s in shown], "consistent": consistent}
+        return {"coups": [self._told(s, in_play) for s in shown], "consistent": consistent,
+                "betting": betting}
 
     def _one(self, reader: LedgerReader, shoe: int, coup: int) -> dict[str, Any]:
         row = reader.db.execute(
@@ -123,10 +165,11 @@ class Recall:
             "json_extract(body, '$.line.shoe') = ? AND json_extract(body, '$.line.coup') = ?",
             (shoe, coup)).fetchone()
         at = row[0] if row and row[0] is not None else reader.last_index()
-        stories, consistent, in_play = self._play(reader, at)
+        stories, consistent, in_play, betting = self._play(reader, at)
         for story in stories:
             if (story.shoe, story.coup) == (shoe, coup):
-                return {"coups": [self._told(story, in_play)], "consistent": consistent}
+                return {"coups": [self._told(story, in_play)], "consistent": consistent,
+                        "betting": betting}
         raise LookupError(f"no coup {coup} of shoe {shoe} in the ledger kept at this table")
 
     def _start(self, reader: LedgerReader, at: int) -> tuple[int, int]:
@@ -141,7 +184,8 @@ class Recall:
 
     # ---- playing the records again ------------------------------------------------------------
 
-    def _play(self, reader: LedgerReader, at: int) -> tuple[list[Story], bool, Story | None]:
+    def _play(self, reader: LedgerReader, at: int
+              ) -> tuple[list[Story], bool, Story | None, list[dict[str, Any]]]:
         start, before = self._start(reader, at)
         machine = CoupMachine(self.profile, latching=self.latching)
         machine.restore((), before)
@@ -164,9 +208,14 @@ class Recall:
             self._place(state, key, pending, stories)
 
         machine.watch_decisions(decided)
-        for record in reader.records(start, ("frame", "result", "action")):
+        betting = Betting()
+        kinds = ("frame", "result", "action", *MONEY_READ)
+        for record in reader.records(start, kinds):
             where = self._where(machine)
             at_time = iso(record.wall_ns)
+            if record.kind.startswith("money."):
+                self._money(record, betting, story, at_time)
+                continue
             if record.kind == "result":
                 line = record.body["line"]
                 recorded.append(line)
@@ -202,7 +251,39 @@ class Recall:
             in_play.final = state.coup
             self._place(state.coup, (in_play.shoe, in_play.coup), pending, stories)
         ordered = [stories[k] for k in sorted(stories) if k[1] > 0]
-        return ordered, replayed == recorded, in_play
+        return ordered, replayed == recorded, in_play, list(betting.stakes.values())
+
+    @staticmethod
+    def _money(record: Record, betting: Betting, story: Any, at_time: str) -> None:
+        """A money record: the stakes still open, a coup's round, settlement, correction."""
+        body = record.body
+        event = body["event"]
+        if event == "money.table":
+            betting.start(body)  # the round open as the shoe started (stakes may come before)
+            return
+        betting.record(body)
+        if event == "money.round":
+            told = story((body["shoe"], body["coup"]))
+            told.stakes = {"currency": body["currency"], "bank": body.get("bank"),
+                           "stakes": body.get("stakes", body.get("bets", [])),
+                           "holder": body.get("holder"), "limits": body["limits"]}
+        elif event == "money.settlement":
+            story((body["shoe"], body["coup"])).settlement = body
+        elif event == "money.correction":
+            told = story((body["shoe"], body["coup"]))
+            correction = {"at": at_time, "idx": record.idx, "change": body["change"],
+                          "by": body["by"], "reason": body["reason"]}
+            if body["change"] == "settlement":
+                told.settlement = body["settlement"]
+                correction |= {"how": body["how"], "adjustments": body["adjustments"],
+                               "commission": body["commission"]}
+            else:
+                correction |= {"stake": body["stake"], "who": body["who"],
+                               "amount": body["amount"]}
+            told.corrections.append(correction)
+            told.events.append({"at": at_time, "idx": record.idx, "what": "correction",
+                                "change": body["change"], "by": body["by"],
+                                "reason": body["reason"], "how": body.get("how")})
 
     @staticmethod
     def _where(machine: CoupMachine) -> tuple[int, int]:
@@ -236,8 +317,8 @@ class Recall:
         body = record.body
         kind, args = body["kind"], body.get("args", {})
         lines = play_action(target, body)
-        if kind in ("sign_in", "sign_out"):
-            return lines
+        if kind in ("sign_in", "sign_out", *CROUPIER_OPS, *SUPERVISOR_OPS):
+            return lines  # the money's actions are told by its records (stakes, corrections)
         key = where
         latch = args.get("latch", "")
         if latch.startswith("hold-"):
@@ -334,6 +415,7 @@ class Recall:
             "irregularities": list(result["irregularities"]) if result else [],
             "cards": told_cards,
             "events": story.events,
-            "stakes": None,  # the money part fills these from its own records
-            "settlement": None,
+            "stakes": story.stakes,
+            "settlement": story.settlement,
+            "corrections": story.corrections,
         }

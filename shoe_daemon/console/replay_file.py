@@ -5,6 +5,8 @@ FILE CAPTURE` plays the run's actions with its frames to the same published line
 JSON Lines, in the order things were committed:
 - first `{"resume": {"seq", "boot_id"}}`: where delivery resumed when the run began (the
   ledger's last frame; both null on a new ledger), so the replay accepts the same frames;
+- with the table's money, then `{"money": {...}}`: the money as the run began (its
+  `money.table` form: the bank, the limits, any round), so the replay settles as it did;
 - `{"frame": N, "seq": S, "badge": {...}}`: the N-th frame committed in this run (1-based,
   seq S) was a KEY, and what its badge was taken for (console/play.py);
 - `{"after": N, "seq": S, "action": {...}}`: an action committed after N frames of this run
@@ -39,6 +41,7 @@ class ReplayFile:
     keys: dict[int, dict[str, Any]] = field(default_factory=dict)  # frame ordinal -> decision
     key_seqs: dict[int, int] = field(default_factory=dict)
     actions: list[tuple[int, int | None, dict[str, Any]]] = field(default_factory=list)
+    money: dict[str, Any] | None = None  # the table's money as the run began
 
     @classmethod
     def read(cls, path: Path) -> ReplayFile:
@@ -55,6 +58,8 @@ class ReplayFile:
                 if "resume" in entry:
                     out.resume_seq = entry["resume"]["seq"]
                     out.resume_boot = entry["resume"]["boot_id"]
+                elif "money" in entry:
+                    out.money = dict(entry["money"])
                 elif "badge" in entry:
                     out.keys[int(entry["frame"])] = dict(entry["badge"])
                     out.key_seqs[int(entry["frame"])] = int(entry["seq"])
@@ -78,6 +83,9 @@ class ReplayFileWriter:
 
     def resume(self, seq: int | None, boot_id: str | None) -> None:
         self._write({"resume": {"seq": seq, "boot_id": boot_id}})
+
+    def money(self, snapshot: dict[str, Any]) -> None:
+        self._write({"money": snapshot})
 
     def key(self, frame: int, seq: int, decision: dict[str, Any]) -> None:
         self._write({"frame": frame, "seq": seq, "badge": decision})

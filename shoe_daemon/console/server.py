@@ -59,14 +59,15 @@ SIGN_IN = {
     "badge": Field("the badge", required=False, max_len=64),
 }
 ONLY_ID = {"id": REQUEST_ID}
-EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[]}'
+EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[],"money":null}'
 
 
 class _Error(Exception):
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, more: dict[str, str] | None = None) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.more = more or {}  # a money rule's refusal: its code and rule
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -97,6 +98,12 @@ def _lines_summary(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What an answer says of the lines an action decided: never a detail naming a card."""
     keep = ("event", "shoe", "coup", "code", "outcome")
     return [{k: line[k] for k in keep if k in line} for line in lines]
+
+
+def _money_summary(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The money's records an action made, as its answer gives them: all but the table's
+    whole at a new shoe (`money.table`, which holds the last coup's line and its cards)."""
+    return [r for r in records if r["event"] != "money.table"]
 
 
 @dataclass(eq=False)
@@ -299,7 +306,7 @@ class ConsoleServer:
                 self._same_origin(request)
             response = await handler(request)
         except _Error as e:
-            response = self._error(e.status, e.reason)
+            response = self._error(e.status, e.reason, e.more)
         except Invalid as e:
             response = self._error(400, str(e))
         except web.HTTPRequestEntityTooLarge:
@@ -358,7 +365,9 @@ class ConsoleServer:
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), self.patience + 5)
         except Refused as e:
-            raise _Error(e.status, e.reason) from None
+            body = e.body()
+            raise _Error(e.status, e.reason, {k: v for k, v in body.items() if k != "error"}) \
+                from None
         except TimeoutError:
             raise _Error(503, "the table did not answer in time: nothing was done") from None
 
@@ -383,8 +392,9 @@ class ConsoleServer:
         return web.Response(status=status, content_type="application/json",
                             body=json.dumps(body, separators=(",", ":")).encode())
 
-    def _error(self, status: int, reason: str) -> web.Response:
-        return self._json({"error": reason}, status)
+    def _error(self, status: int, reason: str, more: dict[str, str] | None = None
+               ) -> web.Response:
+        return self._json({"error": reason, **(more or {})}, status)
 
     # ---- the routes ----------------------------------------------------------------------------
 
@@ -494,7 +504,8 @@ class ConsoleServer:
                                             session.role, args))
         return self._json({"ok": True, "action": outcome.record,
                            "ledger_index": outcome.index,
-                           "lines": _lines_summary(outcome.lines)})
+                           "lines": _lines_summary(outcome.lines),
+                           "money": _money_summary(outcome.money)})
 
     async def _recall(self, request: web.Request) -> web.Response:
         self._session(request)

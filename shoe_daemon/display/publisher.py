@@ -5,8 +5,9 @@ it published, which the loop hands over with `record` once they are committed (o
 ledger, `rebuild`). The loop reads what the shoe sent, plays every frame of it, commits them
 to the ledger in one go and acknowledges them; only then does it `show` the view, once for
 the whole batch: a screen never shows what the ledger does not hold, and the table never
-builds a view per frame (docs/display.md, "One view a batch"). The console's bank and limits
-(`set_bank`, `set_limits`) are shown with the next view.
+builds a view per frame (docs/display.md, "One view a batch"). The console's bank, limits,
+stakes and payouts (`set_bank`, `set_limits`, `set_stakes`, `set_payouts`) are shown with the
+next view.
 
 The roads are most of a view and change only with a result: their JSON is kept by the
 history (one fragment a mark) and spliced in, so a view costs the same late in a shoe as
@@ -19,7 +20,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from shoe_daemon.display.stakes import Bank, Limits
+from shoe_daemon.display.stakes import Bank, Limits, Payouts, Stakes
 from shoe_daemon.display.view import Published, public_view
 from shoe_daemon.display.words import Words
 from shoe_daemon.game.coup import CoupMachine
@@ -34,6 +35,8 @@ class TableDisplay:
         self.published = Published()
         self.bank: Bank | None = None
         self.limits: Limits | None = None
+        self.stakes: Stakes | None = None
+        self.payouts: Payouts | None = None
         self._last: bytes | None = None
 
     def rebuild(self, lines: Iterable[dict[str, Any]]) -> None:
@@ -52,11 +55,20 @@ class TableDisplay:
         """Punto Banco: the table limits as the console committed them (None: none to show)."""
         self.limits = limits
 
+    def set_stakes(self, stakes: Stakes | None) -> None:
+        """The stakes on the table as the console committed them (None: none to show). The
+        caller decides whether a house's stakes may be shown before betting closes."""
+        self.stakes = stakes
+
+    def set_payouts(self, payouts: Payouts | None) -> None:
+        """The last decided coup's settlement as committed (None: none to show)."""
+        self.payouts = payouts
+
     def snapshot(self, machine: CoupMachine) -> bytes:
         """The view as JSON, the history's kept JSON spliced in."""
         table = machine.public
         view = public_view(table, machine.profile, self.published, self.table, self.words,
-                           self.bank, self.limits)
+                           self.bank, self.limits, self.stakes, self.payouts)
         shoe = table.shoe.number if table.shoe is not None else None
         history = self.published.history.json(shoe)
         return _dumps(view)[:-1] + b',"history":' + history + b"}"

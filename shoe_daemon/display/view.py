@@ -26,7 +26,8 @@ taken as it published it: the naturals and the Swiss Nine bets from the `coup.re
 the rule a notice or a hold cites from its `irregularity` line. Irregularities are shown in
 words from the words file (`words.py`, in the display's language), never with the machine's
 detail text, which names held cards. The roads and statistics come from published results
-only, the bank and the limits from the console (`stakes.py`): none of them carries a card.
+only, the bank, limits, stakes and payouts from the console (`stakes.py`): none of them
+carries a card.
 """
 
 from __future__ import annotations
@@ -37,7 +38,16 @@ from types import MappingProxyType
 from typing import Any
 
 from shoe_daemon.display.history import History
-from shoe_daemon.display.stakes import Bank, Limits, bank_view, limits_view
+from shoe_daemon.display.stakes import (
+    Bank,
+    Limits,
+    Payouts,
+    Stakes,
+    bank_view,
+    limits_view,
+    payouts_view,
+    stakes_view,
+)
 from shoe_daemon.display.words import Words
 from shoe_daemon.game import cards
 from shoe_daemon.game.coup import CoupState, TableState
@@ -166,7 +176,8 @@ def coups_left(table: TableState, profile: HouseProfile, history: History) -> in
 
 def public_view(table: TableState, profile: HouseProfile, published: Published, name: str,
                 words: Words | None = None, bank: Bank | None = None,
-                limits: Limits | None = None) -> dict[str, Any]:
+                limits: Limits | None = None, stakes: Stakes | None = None,
+                payouts: Payouts | None = None) -> dict[str, Any]:
     """The view without its history (the publisher splices the history's own JSON in)."""
     words = words or Words()
     shoe = table.shoe
@@ -192,14 +203,17 @@ def public_view(table: TableState, profile: HouseProfile, published: Published, 
         "hold": _hold(table, words),
         "bank": bank_view(bank, words.locale),
         "limits": limits_view(limits, words.locale),
+        "stakes": stakes_view(stakes, words.locale),
+        "payouts": payouts_view(payouts, words.locale),
     }
 
 
 def table_view(table: TableState, profile: HouseProfile, published: Published, name: str,
                words: Words | None = None, bank: Bank | None = None,
-               limits: Limits | None = None) -> dict[str, Any]:
+               limits: Limits | None = None, stakes: Stakes | None = None,
+               payouts: Payouts | None = None) -> dict[str, Any]:
     """The whole display as JSON-able data; safe to send to anyone."""
-    view = public_view(table, profile, published, name, words, bank, limits)
+    view = public_view(table, profile, published, name, words, bank, limits, stakes, payouts)
     shoe = table.shoe
     view["history"] = published.history.view(shoe.number if shoe is not None else None)
     return view

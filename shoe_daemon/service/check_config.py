@@ -191,6 +191,40 @@ def _console(c: config.Config, found: Findings) -> None:
                                   "cannot sign in")
 
 
+def _money(c: config.Config, found: Findings) -> None:
+    """The table's money: its limits as the money will use them, each from the seed or the
+    configuration (`config.load` refused a bad one already)."""
+    if c.money is None:
+        found.say("money: not kept (no [money] table): the console takes no stakes")
+        return
+    from decimal import Decimal
+
+    from shoe_daemon.money.display import format_money
+    from shoe_daemon.money.houses import get_money_profile
+    from shoe_daemon.money.limits import table_limits
+
+    profile = get_money_profile(c.profile)
+    limits = table_limits(profile, c.money)
+    currency, locale = profile.currency.value, profile.locale.value
+
+    def amount(value: Decimal | None) -> str:
+        return "no limit" if value is None else format_money(value, currency, locale)
+
+    given = sorted(c.money)
+    found.say(f"money: kept in {currency.code} ({currency.name}), entered on the console; "
+              f"[money] gives {', '.join(given) if given else 'nothing: the seed figures'}")
+    found.say(f"  commission {limits.commission_percent} %, chip {amount(limits.chip)}, "
+              f"stakes {amount(limits.min_stake)} to {amount(limits.max_stake)}")
+    if profile.chemin_de_fer is not None:
+        found.say(f"  bank {amount(limits.min_bank)} to {amount(limits.max_bank)}, "
+                  f"{limits.places} places")
+    else:
+        found.say(f"  Swiss Nine bets {amount(limits.nine_min_stake)} to "
+                  f"{amount(limits.nine_max_stake)}, {limits.places} boxes")
+    found.say("  a supervisor may change the limits on the console; a change of this table "
+              "applies at the next start (recorded as the configuration's)")
+
+
 def check(settings: config.Config) -> Findings:
     """Everything `check-config` prints, from settings that `config.load` accepted."""
     found = Findings()
@@ -215,6 +249,7 @@ def check(settings: config.Config) -> Findings:
         found.say(f"  language: {words['languages'][c.display_language]} "
                   f"({c.display_language}), with {terms}")
     _console(c, found)
+    _money(c, found)
     _floor(c, found)
     found.say(f"logs: {c.log_format} (journald's own fields when run by systemd)")
     return found

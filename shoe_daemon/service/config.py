@@ -2,8 +2,10 @@
 
 One table of settings drives both the file's keys and the command-line flags, so the two
 can never drift apart; a bad value is refused at start with a message naming the setting.
-The file's `[floor]` table (the link to the floor's broker, docs/floor.md) is the one
-exception: it exists only in the file, and without it there is no link.
+The file's tables are the exceptions, in the file only: `[floor]` (the link to the floor's
+broker, docs/floor.md; without it there is no link) and `[money]` (the table's limits,
+docs/money.md "Limits"; without it the table's money is not kept, and it needs the console,
+where the money is entered).
 """
 
 from __future__ import annotations
@@ -115,13 +117,16 @@ class Config:
     console_idle: int = 900
     console_session: int = 43200
     floor: FloorConfig | None = None  # the file's [floor] table; None: no link
+    money: dict[str, Any] | None = None  # the file's [money] table; None: no money kept
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as recorded in the ledger at each start: the floor's without its
         password."""
         out = {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v
-               for f in fields(self) if f.name != "floor"}
+               for f in fields(self) if f.name not in ("floor", "money")}
         out["floor"] = None if self.floor is None else floor_summary(self.floor)
+        if self.money is not None:
+            out["money"] = dict(self.money)
         return out
 
 
@@ -203,6 +208,7 @@ def load(args: argparse.Namespace) -> Config:
     """Settings from the file, overridden by flags, checked; ConfigError names the setting."""
     values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
     floor: FloorConfig | None = None
+    money: dict[str, Any] | None = None
     path: Path | None = getattr(args, "config", None)
     if path is not None:
         try:
@@ -215,6 +221,9 @@ def load(args: argparse.Namespace) -> Config:
             floor = parse_floor(data.pop("floor", None), path.parent)
         except FloorConfigError as e:
             raise ConfigError(f"setting {e}") from None
+        money = data.pop("money", None)
+        if money is not None and not isinstance(money, dict):
+            raise ConfigError("setting 'money': must be a table ([money])")
         for key, value in data.items():
             if key not in _BY_NAME:
                 raise ConfigError(f"--config {path}: unknown setting {key!r}")
@@ -227,7 +236,7 @@ def load(args: argparse.Namespace) -> Config:
         if values[s.name] is None:
             raise ConfigError(f"setting {s.name!r} is required (--{s.name.replace('_', '-')} "
                               "or in the --config file)")
-    config = Config(**values, floor=floor)
+    config = Config(**values, floor=floor, money=money)
     _check(config)
     return config
 
@@ -249,9 +258,27 @@ def _check(c: Config) -> None:
         raise ConfigError("setting 'usb_backend': expected module:callable")
     http_address(c.http)
     _check_console(c)
+    _check_money(c)
     if c.results != "-" and Path(c.results).exists() and not Path(c.results).is_file():
         raise ConfigError(f"setting 'results': {c.results} is not a regular file (the daemon "
                           "completes it from the audit ledger at start; use - for stdout)")
+
+
+def _check_money(c: Config) -> None:
+    """The `[money]` table against the house's money rules (the seed's figures, what it
+    leaves to the table); the money is entered on the console, so it needs one."""
+    if c.money is None:
+        return
+    from shoe_daemon.money.houses import get_money_profile
+    from shoe_daemon.money.limits import LimitsError, table_limits
+
+    try:
+        table_limits(get_money_profile(c.profile), c.money)
+    except LimitsError as e:
+        raise ConfigError(f"setting {e}") from None
+    if console_address(c) is None:
+        raise ConfigError("setting 'money': the table's money is entered on the croupier's "
+                          "console: set console too (or remove [money])")
 
 
 def _check_console(c: Config) -> None:

@@ -34,6 +34,7 @@ from shoe_daemon.console.people import Role
 from shoe_daemon.console.replay_file import ReplayFileWriter, beside
 from shoe_daemon.console.server import ConsoleServer
 from shoe_daemon.console.sessions import Sessions
+from shoe_daemon.console.till import Till
 from shoe_daemon.display import TableDisplay
 from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.game.houses import get_profile
@@ -104,9 +105,12 @@ class ServiceLoop:
         if results is None:
             results = sys.stdout if config.results == "-" else open(  # noqa: SIM115
                 config.results, "a+", encoding="utf-8")
+        till = None
+        if config.money is not None and self.desk is not None:
+            till = Till.of(config.profile, config.money, self.log)
         self.table = Table(get_profile(config.profile), ledger, results, screen, log=self.log,
                            on_commit=self.floor.notify if self.floor else None,
-                           console=self.desk)
+                           console=self.desk, till=till)
         self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
         self.notifier = Notifier()
         self.reporter = StatusReporter(config.table, config.profile, config.state_dir,
@@ -122,7 +126,8 @@ class ServiceLoop:
             awaiting=self.transport.where, ledger_ok=not table.ledger_down,
             ledger_error=table.ledger_error, backlog=table.backlog, state=machine.state,
             shoe=where["shoe"], coup=where["coup"],
-            hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor())
+            hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor(),
+            latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches))
 
     def _floor(self) -> FloorStatus | None:
         link = self.floor
@@ -194,6 +199,10 @@ class ServiceLoop:
                 "version": __version__, "code_sha256": code_sha256(), "table": self.config.table,
                 "profile": self.config.profile, "config": self.config.as_dict(), "pid": os.getpid(),
             })
+            table.configure_money()
+            if table.till is not None and self.desk is not None and \
+                    self.desk.replay_file is not None:  # where the money began, for a replay
+                self.desk.replay_file.money(table.till.money.snapshot())
             if self.desk is not None and (people := self.desk.changed_people()) is not None:
                 table.record("console.people", people)
         except LedgerError as e:

@@ -8,7 +8,10 @@ damaged frames and retransmissions included; replaying it must yield each frame 
 `--console FILE` replays a run with the croupier's console: the console file the daemon
 wrote beside the capture (console/replay_file.py) gives where delivery resumed, what each
 KEY was taken for, and each action at its place among the frames, so the replay publishes
-the run's lines. A file that does not fit the capture is refused with where it went wrong.
+the run's lines. Where the table's money was kept, the file says where it began, and the
+replay prints the money's records among the lines, as the ledger holds them: the same
+settlements, byte for byte. A file that does not fit the capture is refused with where it
+went wrong.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ from drivers.framing import Frame
 from drivers.link import ShoeLink
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.replay_file import ReplayFile, ReplayFileError
+from shoe_daemon.console.till import Till
 from shoe_daemon.game.coup import BETWEEN_COUPS, LatchState, ReportState
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.rules import HouseProfile
+from shoe_daemon.money.houses import get_money_profile
+from shoe_daemon.money.limits import TableLimits
 from shoe_daemon.service.table import Table
 
 CHUNK = 65536
@@ -61,15 +67,17 @@ class _FileConsole:
         return None
 
     def state(self, latches: tuple[LatchState, ...], lamp: str = "",
-              reports: tuple[ReportState, ...] = ()) -> None:
+              reports: tuple[ReportState, ...] = (),
+              money: dict[str, Any] | None = None) -> None:
         return None
 
 
 class _ConsoleReplay(Table):
-    """The table with its console's actions played at their places among the frames."""
+    """The table with its console's actions played at their places among the frames, and
+    the table's money from where the run began, when it was kept."""
 
     def __init__(self, profile: HouseProfile, file: ReplayFile) -> None:
-        super().__init__(profile, console=_FileConsole(file))
+        super().__init__(profile, console=_FileConsole(file), till=_till(profile, file))
         self.actions = deque(file.actions)
 
     def frame_received(self, frame: Frame, kind: str) -> None:
@@ -88,6 +96,20 @@ class _ConsoleReplay(Table):
     @property
     def _seq(self) -> int | None:
         return self.frame
+
+
+def _till(profile: HouseProfile, file: ReplayFile) -> Till | None:
+    if file.money is None:
+        return None
+    try:
+        money = get_money_profile(profile.name)
+        start = file.money
+        limits = TableLimits.from_dict(start["configured"] or start["limits"])
+        till = Till(money, limits)
+        till.restore(start)
+    except (KeyError, TypeError, ValueError) as e:  # RecordError and AmountError too
+        raise ReplayFileError(f"its money entry cannot be read: {e}") from None
+    return till
 
 
 def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None) -> ReplayOutcome:

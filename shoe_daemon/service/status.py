@@ -78,6 +78,7 @@ class ServiceStatus:
     coup: int | None
     hold: tuple[str, str] | None  # code and rule of the hold in force
     floor: FloorStatus | None = None  # None: no [floor], no link
+    latches: tuple[str, ...] = ()  # the console's open latches ("hold-1-4-1 (WRONG_ORDER)")
 
 
 def _clock(unix: float) -> str:
@@ -164,6 +165,8 @@ class StatusReporter:
             doing = f"HOLD: {s.hold[0]} ({s.hold[1]})"
         else:
             doing = _STATE_WORDS.get(s.state, s.state.replace("_", " "))
+        if s.latches:  # the console's: no coup starts until each is resolved there
+            doing += f"; {len(s.latches)} open on the console: {', '.join(s.latches)}"
         return f"{' '.join(where) + ', ' if where else ''}{doing}"
 
     def _say(self, phase: str, text: str) -> None:
@@ -189,6 +192,7 @@ class StatusReporter:
             "shoe": s.shoe,
             "coup": s.coup,
             "hold": s.hold[0] if s.hold else None,
+            "latches": list(s.latches),
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
             "floor": None if s.floor is None else {
@@ -301,8 +305,12 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
             lines.append(f"WARNING: no heartbeat for {age:.0f} s: the main loop may be stuck")
             code = NOT_IN_PLAY
         elif running and (not status["shoe_connected"] or not status["ledger_ok"]
-                          or status["hold"] or status["phase"] != "running"):
+                          or status["hold"] or status.get("latches")
+                          or status["phase"] != "running"):
             code = NOT_IN_PLAY
+        if status.get("latches"):
+            lines.append(f"open on the console: {', '.join(status['latches'])} (no coup starts "
+                         "until each is resolved there)")
     elif running:
         lines.append(f"status: no {STATUS_FILE} yet")
         code = NOT_IN_PLAY

@@ -20,6 +20,13 @@ such (`started: false`, so a restore starts from one that did), and the console'
 are taken between the link's turns (`act`): admitted against the table now, applied, and
 committed with the lines they decided before anything is published or answered
 (console/actions.py). The restore then plays the ledger's frames and actions in their order.
+
+With the table's money (`till`, console/till.py; the configuration's `[money]`): the money
+follows the coup machine's moments (a shoe started, a coup started by `BTN,DEAL`, a coup
+decided) and the console's money actions; the records each frame or action made go into
+the same transaction, after its lines, each a ledger record whose kind is its `event`. The
+restore starts the money from the `money.table` record of the shoe it restores from (the
+bank outlives the shoe) and plays the same frames and actions through it again.
 """
 
 from __future__ import annotations
@@ -50,8 +57,13 @@ from shoe_daemon.console.actions import Action, Refused, admit
 from shoe_daemon.console.desk import Outcome, TableConsole
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
+from shoe_daemon.console.shown_money import shown_money
+from shoe_daemon.console.till import MONEY_KINDS, Till
 from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.rules import HouseProfile
+from shoe_daemon.money.refusals import Refusal
+from shoe_daemon.money.settlement import first_difference
+from shoe_daemon.money.stakes import RecordError
 
 if TYPE_CHECKING:
     from shoe_daemon.display import TableDisplay
@@ -59,6 +71,7 @@ if TYPE_CHECKING:
 CLOCK_STEP_NS = 1_000_000_000  # wall clock moving 1 s off the monotonic clock is a step
 
 Item = tuple[str, dict[str, Any]]
+REPLAYED = ("frame", "action", "money.limits")  # what the restore plays again, in order
 _NOTED = (Hello, Fault, Button)  # frames the log mentions besides what they decide
 
 
@@ -90,14 +103,15 @@ class Table:
     def __init__(self, profile: HouseProfile, ledger: Ledger | None = None,
                  results: TextIO | None = None, display: TableDisplay | None = None,
                  log: Any = None, on_commit: Callable[[], None] | None = None,
-                 console: TableConsole | None = None) -> None:
+                 console: TableConsole | None = None, till: Till | None = None) -> None:
         self.ledger = ledger
         self.on_commit = on_commit  # told after each commit (the floor link); must not block
         self.results = results
         self.display = display
         self.log = log if log is not None else SILENT
         self.console = console
-        self.machine = CoupMachine(profile, latching=console is not None)
+        self.till = till
+        self.machine = self._new_machine(profile)
         self.published: list[dict[str, Any]] = []  # the lines, when there is no results file
         self.frame: int | None = None  # seq of the frame being played, for the log
         self.boot_id: str | None = None
@@ -109,6 +123,8 @@ class Table:
         self._hold: HoldInForce | None = None
         self._shown = True  # the display shows every committed frame (False: a batch waits)
         self._to_show: list[dict[str, Any]] = []  # committed lines the display has not taken
+        self._money_to_show = False  # money records committed the display has not taken
+        self._money_shown: int | None = None  # the till's version the display last took
         self._clock_offset = time.time_ns() - time.monotonic_ns()
         # The console's positions in the frame stream (this process), and what waits for
         # the commit: KEY decisions as (index among the uncommitted frames, seq, decision).
@@ -117,6 +133,7 @@ class Table:
         self._pending = 0
         self._pending_seq: int | None = None
         self._keys: list[tuple[int, int, dict[str, Any]]] = []
+        self._summary: tuple[int, dict[str, Any]] | None = None  # the money's, by version
         self._stale = False  # a failed commit of an action could not rewind the game yet
         self._ahead = False  # a failed commit of frames: the game is ahead until rewound
 
@@ -147,6 +164,12 @@ class Table:
         """The people now configured (the console's); nobody without the console."""
         return self.console.roster if self.console is not None else Roster()
 
+    def _new_machine(self, profile: HouseProfile) -> CoupMachine:
+        machine = CoupMachine(profile, latching=self.console is not None)
+        if self.till is not None:
+            machine.keep_moments()  # the money closes, settles and starts shoes by them
+        return machine
+
     def where(self) -> dict[str, Any]:
         m = self.machine
         shoe = m.shoe.number if m.shoe else None
@@ -166,9 +189,13 @@ class Table:
             body = None
         else:
             lines, body = self._console_frame(frame.seq, message)
+        money = self._money_moved()
         if self.ledger is not None:
             self._records.append(("frame", body or frame_body(frame.seq, message)))
             self._records += [("result", {"line": line}) for line in lines]
+            self._records += [(record["event"], record) for record in money]
+        elif money:
+            lines = [*lines, *money]  # a replay prints the money's records among the lines
         if lines:
             self._lines += lines
             self._track_hold(lines)
@@ -182,13 +209,14 @@ class Table:
             if not self._records:
                 return True  # nothing new: the backlog waits for `idle`
             if self._stale or self._append(self._records) is None:
-                self._ahead = True
+                self._ahead = True  # the money too: rewound with the game
                 self._records.clear()
                 self._lines.clear()
                 self._keys.clear()
                 self._pending, self._pending_seq = 0, None
                 return False
             self._records.clear()
+        self._money_to_show = self._money_to_show or self.till is not None
         if self.console is not None:
             self._positions_committed()
         for line in self._lines:
@@ -204,6 +232,7 @@ class Table:
         if self.display is None or self._shown:
             return
         self._shown = True
+        self._show_money()
         lines, self._to_show = self._to_show, []
         try:
             for line in lines:
@@ -239,6 +268,8 @@ class Table:
         assert self.ledger is not None
         count = self.ledger.verify()
         receiver = self._rebuild()
+        self._money_to_show = True
+        self._show_money()
         self._show()
         republished = self._complete_results()
         self.log.info("ledger.restored", records=count, state=self.machine.state,
@@ -256,13 +287,16 @@ class Table:
         assert self.ledger is not None
         kept = self.ledger.start()
         shoes, start, before, last = kept.shoes, kept.first_idx, kept.shoes, None
+        from_shoe = False
         for record in self.ledger.records(kinds=("frame",)):
             if opens_shoe(record.body):
                 shoes += 1
                 if restore_point(record.body):
-                    start, before = record.idx, shoes - 1
+                    start, before, from_shoe = record.idx, shoes - 1, True
             last = record.body
-        self.machine = CoupMachine(self.machine.profile, latching=self.console is not None)
+        if self.till is not None:
+            self._restore_money(start if from_shoe and last is not None else None)
+        self.machine = self._new_machine(self.machine.profile)
         self._hold = None
         self._to_show.clear()  # the display is rebuilt from the ledger, which has them
         if last is None:
@@ -274,8 +308,13 @@ class Table:
             replayed = self.machine.restore(frames, max(before, 0))
         else:
             replayed = self.machine.restore((), max(before, 0))
-            for record in self.ledger.records(start, ("frame", "action")):
-                replayed += self._replay(record)
+            money: list[dict[str, Any]] = []
+            for record in self.ledger.records(start, REPLAYED):
+                lines, made = self.play_recorded(record)
+                replayed += lines
+                money += made
+            if self.till is not None:
+                self._money_checked(start, money)
         self._track_hold(replayed)
         recorded = [r.body["line"] for r in self.ledger.records(start, ("result",))]
         if self.display is not None:
@@ -398,17 +437,22 @@ class Table:
         kind = admit(self, action)
         try:
             lines = kind.apply(self, action)
+        except Refused:
+            raise  # the money's rules refused it: the money is as it was, nothing kept
         except ValueError as e:  # the game refused what the check let through: nothing kept
             self._rewind_game()
             raise Refused(409, str(e)) from e
+        money = self._money_moved()
         record = action.record()
         index = None
         if self.ledger is not None:
-            made = self._append([("action", record), *(("result", {"line": x}) for x in lines)])
+            made = self._append([("action", record), *(("result", {"line": x}) for x in lines),
+                                 *((x["event"], x) for x in money)])
             if made is None:
                 self._rewind_game()
                 return self._ledger_refused(action)
             index = next(r.idx for r in made if r.kind == "action")
+        self._money_to_show = self._money_to_show or bool(money)
         writer = self.console.replay_file
         if writer is not None:
             writer.action(self.frames_committed, self.last_seq, record)
@@ -419,14 +463,15 @@ class Table:
         self._track_hold(lines)
         self._shown = False  # the action's effect is shown now, as a batch of its own
         self.acknowledged()
-        return Outcome(record, lines, index)
+        return Outcome(record, lines, index, money)
 
     def replay_action(self, body: dict[str, Any]) -> None:
         """A recorded action played again where no ledger is kept (`replay --console`): its
-        lines are published with the next commit, in their order among the frames'."""
-        lines = play_action(self, body)
-        self._lines += lines
+        lines (and the money's records) are published with the next commit, in their order
+        among the frames'."""
+        lines = self._replay_played(body)
         self._track_hold(lines)
+        self._lines += [*lines, *self._money_moved()]
 
     def _ledger_refused(self, action: Action) -> Outcome:
         """Refused: the ledger would not take it. A sign-out is never refused: it is kept
@@ -461,11 +506,108 @@ class Table:
                 open_.pop(session, None)
         return list(open_.values())
 
+    def play_recorded(self, record: Record) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """One of the ledger's frames, actions or changes of limits by the configuration
+        (`REPLAYED`) played again, as the restore plays them: the lines it decided and the
+        money's records it made (what the ledger recorded after it, if all is well)."""
+        if record.kind == "money.limits":
+            return [], self._replay_limits(record.body) if self.till is not None else []
+        if record.kind not in ("frame", "action"):
+            return [], []
+        lines = self._replay(record)
+        return lines, self._money_moved()
+
     def _replay(self, record: Record) -> list[dict[str, Any]]:
         """A frame or an action of the ledger played again (restore)."""
         if record.kind == "frame":
             return play_frame(self.machine, record.body)
-        return play_action(self, record.body)
+        return self._replay_played(record.body)
+
+    def _replay_played(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """A recorded action played again. A money action the rules refuse now (a ledger
+        written by other software) is said, and changes nothing."""
+        try:
+            return play_action(self, body)
+        except Refused as e:
+            self.log.error("money.replay_refused", kind=body.get("kind"), id=body.get("id"),
+                           reason=e.reason)
+            return []
+
+    # ---- the table's money ----------------------------------------------------------------------
+
+    def _money_moved(self) -> list[dict[str, Any]]:
+        """What the money did since it was last asked: the game's moments followed, and the
+        records they (and any money action) made, in order, for the commit."""
+        till = self.till
+        if till is None:
+            return []
+        till.follow(self.machine.take_moments())
+        return till.take()
+
+    def _restore_money(self, shoe_start: int | None) -> None:
+        """The money as the `money.table` record of the shoe restored from has it (in the same
+        transaction as its BTN,SHOE frame); from the configuration where there is none."""
+        assert self.till is not None and self.ledger is not None
+        snapshot = None
+        if shoe_start is not None:
+            for record in self.ledger.records(shoe_start + 1):
+                if record.kind == "money.table":
+                    snapshot = record.body
+                    break
+                if record.kind != "result" and record.kind not in MONEY_KINDS:
+                    break
+        try:
+            self.till.restore(snapshot)
+        except RecordError as e:
+            self.log.error("money.snapshot_unreadable", error=str(e))
+            self.till.restore(None)
+
+    def _replay_limits(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """A change of limits the configuration made, played again at its place."""
+        assert self.till is not None
+        op = self.till.replayed_op(body)
+        if op is None:
+            return []  # a person's: played again with the person's action
+        try:
+            self.till.apply(op)
+        except Refusal as e:
+            self.log.error("money.replay_refused", kind="limits", reason=str(e))
+        return self.till.take()
+
+    def _money_checked(self, start: int, replayed: list[dict[str, Any]]) -> None:
+        """The money's records played again against those the ledger holds since `start`:
+        a difference (a ledger written by other software) is said, and the last settlement
+        is kept as recorded, for a supervisor to reopen."""
+        assert self.till is not None and self.ledger is not None
+        recorded = [r.body for r in self.ledger.records(start, MONEY_KINDS)]
+        if replayed == recorded:
+            return
+        self.log.error("money.replay_mismatch", replayed=len(replayed), recorded=len(recorded),
+                       first=first_difference(recorded, replayed, "records"))
+        settled = [r for r in recorded if r.get("event") == "money.settlement"]
+        if settled:
+            self.till.recorded(settled[-1])
+
+    def configure_money(self) -> None:
+        """At start, after the restore: the configuration's `[money]` as the limits from the
+        next round, if the file changed since the money last took it (a supervisor's change
+        otherwise stands). Recorded as a `money.limits` record of the configuration's."""
+        till = self.till
+        if till is None:
+            return
+        op = till.configured_op()
+        if op is None:
+            return
+        try:
+            records = till.apply(op)
+        except Refusal as e:
+            self.log.error("money.configuration_refused", reason=str(e))
+            return
+        till.take()
+        self._backlog += [(r["event"], r) for r in records]
+        if self.ledger is None or self._append([]) is not None:
+            self._money_to_show = True
+        self.log.info("money.limits", source="configuration", limits=records[0]["limits"])
 
     def _rewind_game(self) -> None:
         """The game ran ahead of the ledger with an action that was not kept: back to the
@@ -477,12 +619,44 @@ class Table:
         except LedgerError:
             self._stale = True
 
+    def _show_money(self) -> None:
+        """The money's public part to the display (console/shown_money.py), once the records
+        that changed it are committed, never before: called with the committed batch's view.
+
+        A house that keeps stakes private shows none before betting closes; a fault here is
+        the screen's, logged and never raised, as `_show`'s."""
+        till, display = self.till, self.display
+        if till is None or display is None or not self._money_to_show:
+            return
+        self._money_to_show = False
+        if self._money_shown == till.version:
+            return
+        self._money_shown = till.version
+        try:
+            shown = shown_money(till.money, till.settlement)
+            display.set_bank(shown.bank)
+            display.set_limits(shown.limits)
+            display.set_stakes(shown.stakes)
+            display.set_payouts(shown.payouts)
+        except Exception:
+            self.log.exception("display.money_failed", **self.where())
+
     def _console_state(self) -> None:
         assert self.console is not None
         try:
-            self.console.state(self.machine.latches, self.lamp, self.machine.reports)
+            self.console.state(self.machine.latches, self.lamp, self.machine.reports,
+                               self._money_summary())
         except Exception:
             self.log.exception("console.failed", **self.where())
+
+    def _money_summary(self) -> dict[str, Any] | None:
+        """The money as the console shows it, built again only when it changed."""
+        till = self.till
+        if till is None:
+            return None
+        if self._summary is None or self._summary[0] != till.version:
+            self._summary = (till.version, till.summary())
+        return self._summary[1]
 
     # ---- what a frame says besides the game ---------------------------------------------------
 
@@ -515,7 +689,13 @@ class Table:
 
     def _publish(self, line: dict[str, Any]) -> None:
         """A committed result or irregularity: to the results file, then the log; the display
-        takes it once the batch is acknowledged."""
+        takes it once the batch is acknowledged. (A money record is here only in a replay,
+        which prints it among the lines.)"""
+        event = line["event"]
+        if event.startswith("money."):
+            if self.results is None:
+                self.published.append(line)
+            return
         if self.display is not None:
             self._to_show.append(line)
         if self.results is None:
@@ -523,7 +703,6 @@ class Table:
         else:
             self.results.write(json.dumps(line) + "\n")
             self.results.flush()
-        event = line["event"]
         where = {"shoe": line["shoe"], "coup": line["coup"], "frame": self.frame}
         if event == "coup.result":
             self.log.info(event, outcome=line["outcome"], **where)

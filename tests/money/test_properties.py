@@ -7,8 +7,11 @@ A random croupier takes random actions (valid and not) at a random table. After 
   records alone (who put down or was paid what);
 - no record holds a float, and every amount is a string with the currency's decimals;
 - a void or cancelled coup returns every stake and leaves the bank as it was;
-- each settlement is recomputed from its round's record and the result line exactly.
-At the end the whole session, played again from its actions, gives the same records.
+- each settlement is recomputed from its round's record and the result line exactly;
+- the table's money read back from its snapshot (the `money.table` record) is the table.
+A supervisor corrects stakes after closing, reopens settlements and changes the limits among
+the croupier's actions. At the end the whole session, played again from its actions, gives
+the same records.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ CDF_OPS = ["stake"] * 12 + ["banco"] * 3 + ["share", "share", "withdraw", "close
                                             "decline_bank", "accept_offer",
                                            "to_auction", "bid", "bid", "award", "suite",
                                            "schokolade", "garage", "sit", "leave", "new_shoe"]
-PB_OPS = ["bet"] * 6 + ["withdraw", "close", "close", "new_shoe"]
+PB_OPS = ["bet"] * 6 + ["withdraw", "close", "close", "new_shoe", "reopen", "limits"]
+CDF_OPS += ["reopen", "reopen", "limits"]
+WHO = "ana"
 
 
 def walk(value: Any) -> list[Any]:
@@ -83,6 +88,17 @@ class Books:
                 self.wallet[record["who"]] -= Decimal(record["amount"])
             for who, amount in (record.get("paid") or {}).items():
                 self.wallet[who] += Decimal(amount)
+        elif event == "money.correction" and record["change"] == "settlement":
+            self.commission += Decimal(record["commission"])
+            for ln in record["adjustments"]:
+                if ln["kind"] == "house":
+                    self.wallet["house"] += Decimal(ln["net"])
+                else:
+                    self.wallet[ln["who"]] += Decimal(ln["paid"])
+            for who, amount in record["paid"].items():
+                self.wallet[who] += Decimal(amount)
+            self.on_table = {("carried", ln["stake"]): Decimal(ln["carried"])
+                             for ln in record["settlement"]["lines"] if ln["result"] == "stays"}
         elif event == "money.settlement":
             self.commission += Decimal(record["commission"])
             kept = {}
@@ -149,7 +165,31 @@ def fields(data: st.DataObject, desk: Desk, op: str, places: int) -> dict[str, A
         return {"shoe": desk.shoe, "coup": desk.coup + 1}
     if op == "new_shoe":
         return {"shoe": desk.shoe + 1}
+    if op == "reopen":
+        return {"how": data.draw(st.sampled_from(["void", "rules", "other"])), "by": WHO,
+                "reason": "found on the video"}
+    if op == "limits":
+        key = data.draw(st.sampled_from(["min_stake", "max_stake", "min_bank", "max_bank",
+                                         "nine_min_stake", "nine_max_stake"]))
+        return {key: data.draw(st.sampled_from(["5", "10", "20", "100", "2400", "none", "0"])),
+                "by": WHO, "reason": "the inspector's"}
+    if op == "correct":
+        current = desk.table.pre_close
+        ids = [s.id for s in getattr(current, "stakes", getattr(current, "bets", ()))]
+        if ids and data.draw(st.booleans()):
+            return {"stake": data.draw(st.sampled_from(ids)), "amount": data.draw(amount),
+                    "by": WHO, "reason": "keyed wrong"}
+        if cdf_table(desk):
+            return {"who": data.draw(who), "amount": data.draw(amount), "by": WHO,
+                    "reason": "missed", **({"kind": "banco_solo"} if data.draw(
+                        st.integers(0, 5)) == 0 else {})}
+        return {"box": data.draw(st.integers(1, 9)), "bet": "punto",
+                "amount": data.draw(amount), "by": WHO, "reason": "missed"}
     return {}
+
+
+def cdf_table(desk: Desk) -> bool:
+    return desk.table.bank is not None
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -164,8 +204,10 @@ def test_random_sessions(name: str, data: st.DataObject) -> None:
     rounds: dict[tuple[int, int], dict[str, Any]] = {}
     for _ in range(data.draw(st.integers(5, 120))):
         table = desk.table
-        if (table.round is not None and table.round.closed is not None) or table.unbanked:
+        if table.unbanked:
             op = "settle"
+        elif table.round is not None and table.round.closed is not None:
+            op = data.draw(st.sampled_from(["settle", "settle", "correct"]))
         else:
             op = data.draw(st.sampled_from(CDF_OPS if cdf else PB_OPS))
         if op == "settle":
@@ -186,6 +228,10 @@ def test_random_sessions(name: str, data: st.DataObject) -> None:
         for record in records:
             books.post(record)
         assert books.total(desk.table) == 0, records
+        assert TableMoney.from_snapshot(profile, desk.table.snapshot()) == desk.table
+        if op == "correct":
+            rounds[(desk.shoe, desk.coup)] = next(r for r in records
+                                                  if r["event"] == "money.round")
         if op == "close":
             desk.coup += 1
             rounds[(desk.shoe, desk.coup)] = next(r for r in records

@@ -232,6 +232,299 @@
     refusals.replaceChildren(...con.key_refusals.map((r) => el("p", "refusal",
       `A badge at the shoe was refused: ${r.why}. The hold stays.`)));
     $("void-panel").hidden = !(me.role === "supervisor" && IN_PLAY.includes(view.state));
+    renderMoney(con.money || null);
+  }
+
+  // ---- the table's money: the bank, the stakes in Prime order, the boxes, the settlement ------
+
+  let money = null;
+  const pick = { who: null, box: null, bet: null, amount: "" };
+  const KIND_WORDS = { banco_solo: "Banco solo", banco: "Banco", banco_with_table: "Banco with the table",
+    table: "Stake", share: "Share", outsider: "Outsider", difference: "Difference", bank: "Bank",
+    partner: "Partner", house: "House", punto: "Punto", egalite: "\u00c9galit\u00e9",
+    simple_nine: "Simple Nine", colour_nine: "Colour Nine", swiss_nine: "Swiss Nine" };
+  const RESULT_WORDS = { won: "won", lost: "lost", returned: "returned", stays: "stays" };
+  const LIMITS = { "chemin-de-fer": ["min_stake", "max_stake", "min_bank", "max_bank"],
+    "punto-banco": ["min_stake", "max_stake", "nine_min_stake", "nine_max_stake"] };
+
+  // An amount as the house writes it ("Fr. 1,170"): only the digits are grouped, nothing
+  // is computed (the amounts come exact from the daemon).
+  function fmt(text) {
+    if (text === null || text === undefined || text === "") return "";
+    if (!money) return text;
+    const loc = money.locale;
+    const neg = text.startsWith("-");
+    let [whole, frac = ""] = (neg ? text.slice(1) : text).split(".");
+    if (/^0*$/.test(frac)) frac = "";
+    const groups = [];
+    while (whole.length > 3 && loc.group) { groups.unshift(whole.slice(-3)); whole = whole.slice(0, -3); }
+    let num = [whole, ...groups].join(loc.group);
+    if (frac) num += loc.point + frac;
+    const gap = loc.space ? " " : "";
+    const out = loc.sign_first ? `${loc.sign}${gap}${num}` : `${num}${gap}${loc.sign}`;
+    return neg ? "-" + out : out;
+  }
+
+  function button(text, cls, onClick, data) {
+    const b = el("button", cls, text);
+    for (const [k, v] of Object.entries(data || {})) b.dataset[k] = v;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  async function act(kind, args, done) {
+    const r = await call("POST", "/api/actions", { id: newId(), kind, args });
+    if (r.status === 200) {
+      pick.amount = "";
+      if (done) done(r.data);
+      toast(`${kind.replace(/_/g, " ")}: recorded`);
+    } else {
+      if (r.status === 401) return showSignIn(r.data.error);
+      toast(r.data.error || `refused (${r.status})`, "error");
+    }
+    if (money) renderMoney(money);
+  }
+
+  function stakesOf(m) {
+    const round = m.round;
+    return round ? (round.stakes || round.bets || []) : (m.carried || []);
+  }
+
+  function renderMoney(m) {
+    money = m;
+    const panel = $("money-panel");
+    panel.dataset.money = m ? "on" : "off";
+    $("money-desk").hidden = !m;
+    if (!m) {
+      $("bank-line").textContent = "Stakes and bank";
+      $("money-status").textContent = "The table's money is not kept at this table.";
+      $("settlement").hidden = true;
+      $("supervisor-money").hidden = true;
+      return;
+    }
+    const cdf = m.game === "chemin-de-fer";
+    const round = m.round;
+    const closed = !!(round && round.shoe !== null);
+    panel.dataset.closed = String(closed);
+    $("bank-line").textContent = bankLine(m);
+    $("money-status").textContent = statusLine(m, closed);
+    $("money-faults").replaceChildren(...m.faults.map((f) => el("p", "refusal", `The money could not follow: ${f}`)));
+    $("cdf-money").hidden = !cdf;
+    $("pb-money").hidden = cdf;
+    if (cdf) renderSeats(m); else renderBoxes(m);
+    $("amount").textContent = pick.amount ? fmt(pick.amount) : "Amount";
+    renderPlays(m, closed);
+    $("stakes-list").replaceChildren(...stakesOf(m).map((s) => {
+      const li = el("li", "stake");
+      li.dataset.stake = s.id;
+      const who = s.who || `box ${s.box}`;
+      const kind = KIND_WORDS[s.kind || s.bet] || s.kind || s.bet;
+      li.append(el("span", "", `${s.id}  ${who}  ${kind}  ${fmt(s.amount)}` +
+        (s.over_line ? " (over the line)" : "") + (s.carried ? " (stays from the \u00e9galit\u00e9)" : "")));
+      if (!closed && s.kind !== "difference" && !s.carried) {
+        li.append(button("Withdraw", "quiet withdraw", () => act("withdraw", { stake: s.id })));
+      }
+      return li;
+    }));
+    renderSettlement(m.settlement);
+    renderSupervisor(m, closed);
+  }
+
+  function bankLine(m) {
+    if (m.game === "punto-banco") {
+      const l = m.limits;
+      return `Punto Banco \u00b7 limits ${fmt(l.min_stake)} to ${l.max_stake ? fmt(l.max_stake) : "no maximum"}`;
+    }
+    const b = m.bank;
+    if (b.phase === "held") return m.bank_text + `  \u00b7 ${b.holder}`;
+    if (b.phase === "offer") return b.standing ? `The bank is offered to the standing players at ${fmt(b.offer)}`
+      : `The bank is offered at ${fmt(b.offer)} to place ${m.turn}`;
+    if (b.phase === "auction") {
+      const top = b.bids.length ? b.bids[b.bids.length - 1] : null;
+      return top ? `Auction of the bank: ${top[0]} bids ${fmt(top[1])}` : "Auction of the bank: no bid yet";
+    }
+    return m.turn ? `No bank: place ${m.turn}'s turn to take it` : "No bank: nobody is seated";
+  }
+
+  function statusLine(m, closed) {
+    const round = m.round;
+    if (closed) return `Rien ne va plus: coup ${round.coup} is dealt` +
+      (round.holder ? ` \u00b7 ${round.holder} holds the cards` : "");
+    const parts = ["Betting open"];
+    if (m.bank && m.bank.suivi) parts.push(`suivi: ${m.bank.suivi}`);
+    if (round && round.holder) parts.push(`${round.holder} holds the cards`);
+    if (m.may && m.may.length) parts.push(`the banker may: ${m.may.join(", ")}`);
+    return parts.join(" \u00b7 ");
+  }
+
+  function renderSeats(m) {
+    const places = m.seating.places;
+    const occupied = new Set(m.seating.occupied);
+    const prime = m.prime || [];
+    const order = [...prime.map((p) => Number(p.slice(5)))];
+    for (let i = 1; i <= places; i++) if (!order.includes(i)) order.push(i);
+    $("prime-hint").textContent = prime.length ? "in Prime order (the suivi first)" : "";
+    const bank = m.bank;
+    const seats = order.map((n) => {
+      const key = `seat ${n}`;
+      let role = occupied.has(n) ? "" : "empty";
+      if (bank.holder === key) role = "banker";
+      else if (bank.partner === key) role = "partner";
+      else if (bank.suivi === key) role = "suivi";
+      else if (prime[0] === key) role = "Prime";
+      else if (m.turn === n && bank.phase !== "held") role = "in turn";
+      const b = button(role ? `${n} \u00b7 ${role}` : String(n), "seat", () => {
+        pick.who = key;
+        renderMoney(money);
+      }, { seat: String(n), occupied: String(occupied.has(n)) });
+      b.setAttribute("aria-pressed", String(pick.who === key));
+      return b;
+    });
+    $("seats").replaceChildren(...seats);
+    $("outsider-row").hidden = m.offers.outsiders === "none";
+    $("chosen").textContent = pick.who ? `Chosen: ${pick.who}` : "Touch a player, then the amount and the play.";
+  }
+
+  function renderBoxes(m) {
+    const grid = $("boxes");
+    if (grid.dataset.built !== String(m.limits.places)) {
+      grid.dataset.built = String(m.limits.places);
+      const cells = [];
+      for (let n = 1; n <= m.limits.places; n++) {
+        cells.push(el("span", "box-name", `Box ${n}`));
+        for (const bet of m.offers.bets) {
+          cells.push(button(KIND_WORDS[bet], "bet", () => {
+            pick.box = n; pick.bet = bet; renderMoney(money);
+          }, { box: String(n), bet }));
+        }
+      }
+      grid.style.gridTemplateColumns = `auto repeat(${m.offers.bets.length}, 1fr)`;
+      grid.replaceChildren(...cells);
+    }
+    for (const b of grid.querySelectorAll(".bet")) {
+      b.setAttribute("aria-pressed", String(Number(b.dataset.box) === pick.box && b.dataset.bet === pick.bet));
+    }
+    $("chosen-bet").textContent = pick.box ? `Chosen: box ${pick.box}, ${KIND_WORDS[pick.bet]}` : "Touch a box's bet, then the amount.";
+  }
+
+  function renderPlays(m, closed) {
+    const plays = [];
+    const choices = [];
+    const who = pick.who;
+    const amount = pick.amount;
+    const need = (args) => Object.values(args).every((v) => v);
+    const play = (text, kind, args, cls) => {
+      const b = button(text, "big play " + (cls || ""), () => act(kind, args), { kind });
+      b.disabled = !need(args);
+      return b;
+    };
+    if (m.game === "punto-banco") {
+      if (!closed) plays.push(play("Place the bet", "bet", { box: pick.box ? String(pick.box) : "", bet: pick.bet || "", amount }, "go"));
+    } else {
+      const bank = m.bank;
+      const occupied = who && who.startsWith("seat ") && m.seating.occupied.includes(Number(who.slice(5)));
+      const seat = who && who.startsWith("seat ") ? who.slice(5) : "";
+      if (seat && !occupied) plays.push(play("Sit down", "sit", { seat }));
+      if (seat && occupied) plays.push(play("Leave", "leave", { seat }, "quiet"));
+      if (bank.phase === "vacant") {
+        plays.push(play("Take the bank", "take_bank", { who, amount }, "go"));
+        if (m.offers.open_bank) plays.push(play("Open bank", "take_bank", { who, amount: "open" }));
+        plays.push(play("Decline the bank", "decline_bank", { who }, "quiet"));
+      } else if (bank.phase === "offer") {
+        plays.push(play("Accept the offer", "accept_offer", { who }, "go"));
+        if (!bank.standing) plays.push(play("Decline the offer", "decline_bank", { who }, "quiet"));
+        else plays.push(play("To auction", "to_auction", {}));
+      } else if (bank.phase === "auction") {
+        plays.push(play("Bid", "bid", { who, amount }, "go"));
+        plays.push(play("Award the bank", "award", {}));
+      } else if (!closed) {
+        const kinds = m.offers.kinds;
+        if (kinds.includes("table")) plays.push(play("Stake", "stake", { who, amount }, "go"));
+        if (kinds.includes("banco_solo")) plays.push(play("Banco solo", "banco", { who, kind: "banco_solo" }));
+        if (kinds.includes("banco")) plays.push(play("Banco", "banco", { who, kind: "banco" }));
+        if (kinds.includes("banco_with_table")) {
+          plays.push(play("Banco with the table", "banco", { who, kind: "banco_with_table", amount }));
+        }
+        const banco = stakesOf(m).find((s) => s.kind === "banco");
+        if (banco) plays.push(play(`Share of ${banco.who}'s banco`, "share", { who, of: banco.who, amount }));
+        for (const may of (m.may || [])) {
+          const words = { suite: "Suite: give up the bank", schokolade: "Schokolade", garage: "Garage" }[may];
+          choices.push(may === "garage" ? play(words, "garage", { amount }) : play(words, may, {}));
+        }
+      }
+    }
+    $("plays").replaceChildren(...plays);
+    $("bank-choices").replaceChildren(...choices);
+  }
+
+  function renderSettlement(s) {
+    const box = $("settlement");
+    box.hidden = !s;
+    if (!s) return;
+    box.dataset.shoe = String(s.shoe);
+    box.dataset.coup = String(s.coup);
+    $("settlement-title").textContent = `Settlement of shoe ${s.shoe} coup ${s.coup}: ` +
+      (OUTCOMES[s.outcome] || s.outcome);
+    $("settlement-lines").tBodies[0].replaceChildren(...s.lines.map((l) => {
+      const tr = el("tr");
+      tr.dataset.who = l.who;
+      tr.dataset.result = l.result;
+      for (const text of [l.who, KIND_WORDS[l.kind] || l.kind, fmt(l.staked), RESULT_WORDS[l.result] || l.result,
+        fmt(l.paid), fmt(l.net)]) tr.append(el("td", "", text));
+      return tr;
+    }));
+    const sums = [`Commission ${fmt(s.commission)}`];
+    if (s.bank) sums.push(s.bank.ends ? `the bank passes (to place ${s.bank.passes_to})`
+      : `the bank is ${fmt(s.bank.after)}` + (Number(s.bank.uncovered) > 0 ? `, ${fmt(s.bank.uncovered)} not staked against` : ""));
+    if (s.suivi) sums.push(`suivi: ${s.suivi}`);
+    $("settlement-sums").textContent = sums.join(" \u00b7 ");
+  }
+
+  function renderSupervisor(m, closed) {
+    const box = $("supervisor-money");
+    box.hidden = !(me && me.role === "supervisor");
+    if (box.hidden) return;
+    const select = $("correct-stake");
+    const options = m.correctable ? stakesOf(m).filter((s) => s.kind !== "difference") : [];
+    const wanted = options.map((s) => s.id).join(",");
+    if (select.dataset.for !== wanted) {
+      select.dataset.for = wanted;
+      select.replaceChildren(...options.map((s) => {
+        const o = el("option", "", `${s.id} ${s.who || "box " + s.box} ${fmt(s.amount)}`);
+        o.value = s.id;
+        return o;
+      }));
+    }
+    const reason = $("money-reason").value.trim();
+    $("correct-go").disabled = !(m.correctable && options.length && pick.amount !== "" && reason.length >= 3);
+    $("reopen-void").disabled = !(m.reopenable && reason.length >= 3);
+    $("reopen-rules").disabled = !(m.reopenable && reason.length >= 3);
+    const row = $("limits-row");
+    const keys = LIMITS[m.game];
+    if (row.dataset.for !== keys.join(",")) {
+      row.dataset.for = keys.join(",");
+      row.replaceChildren(...keys.map((k) => {
+        const label = el("label", "limit", k.replace(/_/g, " "));
+        const input = el("input");
+        input.id = `limit-${k}`;
+        input.inputMode = "decimal";
+        input.dataset.limit = k;
+        input.addEventListener("input", () => renderSupervisor(money, closed));
+        label.append(input);
+        return label;
+      }));
+    }
+    for (const k of keys) {
+      const input = $(`limit-${k}`);
+      input.placeholder = m.limits[k] === null ? "none" : m.limits[k];
+    }
+    const changed = keys.some((k) => $(`limit-${k}`).value.trim());
+    $("limits-go").disabled = !(changed && reason.length >= 3);
+  }
+
+  function supervisorAct(kind, args) {
+    const reason = $("money-reason").value.trim();
+    act(kind, { ...args, reason }, () => { $("money-reason").value = ""; });
   }
 
   function renderLatches(latches) {
@@ -493,6 +786,8 @@
         return `${what} on the console by ${e.by} (${e.role}): \u201c${e.reason}\u201d`;
       }
       case "result": return OUTCOMES[e.outcome] || e.outcome;
+      case "correction": return `Corrected on the console by ${e.by}: ${e.change}` +
+        (e.how ? ` (${e.how})` : "") + ` \u201c${e.reason}\u201d`;
       default: return e.what;
     }
   }
@@ -535,8 +830,44 @@
       events.append(li);
     }
     box.append(events);
-    box.append(el("p", "quiet money", coup.stakes === null
-      ? "Stakes and settlement: not kept at this table yet." : ""));
+    box.append(toldMoney(coup));
+    return box;
+  }
+
+  function toldMoney(coup) {
+    const box = el("div", "money");
+    if (coup.stakes === null && coup.settlement === null) {
+      box.append(el("p", "quiet", "No stakes recorded for this coup."));
+      return box;
+    }
+    if (coup.stakes) {
+      const b = coup.stakes.bank;
+      box.append(el("h4", "", b ? `Stakes against ${b.banker}'s bank of ${fmt(b.amount)}` : "Stakes"));
+      const list = el("ol", "recall-stakes");
+      for (const s of coup.stakes.stakes) {
+        const li = el("li", "", `${s.id} ${s.who || "box " + s.box} ${KIND_WORDS[s.kind || s.bet] || s.kind || s.bet} ${fmt(s.amount)}`);
+        li.dataset.stake = s.id;
+        list.append(li);
+      }
+      box.append(list);
+    }
+    if (coup.settlement) {
+      const s = coup.settlement;
+      box.append(el("h4", "", `Settlement: commission ${fmt(s.commission)}` +
+        (s.bank ? (s.bank.ends ? ", the bank passes" : `, the bank ${fmt(s.bank.after)}`) : "")));
+      const list = el("ol", "recall-settlement");
+      for (const l of s.lines) {
+        const li = el("li", "", `${l.who} ${KIND_WORDS[l.kind] || l.kind}: ${RESULT_WORDS[l.result] || l.result}, paid ${fmt(l.paid)}, net ${fmt(l.net)}`);
+        li.dataset.who = l.who;
+        list.append(li);
+      }
+      box.append(list);
+    }
+    for (const c of coup.corrections || []) {
+      box.append(el("p", "correction", c.change === "settlement"
+        ? `Settlement reopened (${c.how}) by ${c.by}: \u201c${c.reason}\u201d`
+        : `Stake ${c.stake || "missed"} of ${c.who} corrected to ${fmt(c.amount)} by ${c.by}: \u201c${c.reason}\u201d`));
+    }
     return box;
   }
 
@@ -578,6 +909,32 @@
       }
     }
     $("void-go").addEventListener("click", voidCoup);
+    const keys = $("amount-keys");
+    for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "0", "00"]) {
+      keys.append(button(k, "key", () => {
+        if (pick.amount.length < 15) pick.amount += k;
+        if (money) renderMoney(money);
+      }, { amountKey: k }));
+    }
+    keys.append(button("\u232b", "key quiet", () => { pick.amount = pick.amount.slice(0, -1); if (money) renderMoney(money); },
+      { amountKey: "back" }));
+    keys.append(button("C", "key quiet", () => { pick.amount = ""; if (money) renderMoney(money); }, { amountKey: "clear" }));
+    $("outsider-go").addEventListener("click", () => {
+      const label = $("outsider").value.trim();
+      if (label) { pick.who = `outsider ${label}`; if (money) renderMoney(money); }
+    });
+    $("correct-go").addEventListener("click", () => supervisorAct("correct", { stake: $("correct-stake").value, amount: pick.amount }));
+    $("reopen-void").addEventListener("click", () => supervisorAct("reopen", { how: "void" }));
+    $("reopen-rules").addEventListener("click", () => supervisorAct("reopen", { how: "rules" }));
+    $("limits-go").addEventListener("click", () => {
+      const args = {};
+      for (const input of document.querySelectorAll("[data-limit]")) {
+        if (input.value.trim()) args[input.dataset.limit] = input.value.trim();
+      }
+      supervisorAct("limits", args);
+      for (const input of document.querySelectorAll("[data-limit]")) input.value = "";
+    });
+    $("money-reason").addEventListener("input", () => { if (money) renderMoney(money); });
     call("GET", "/api/me").then((r) => (r.status === 200 ? signedIn(r.data.me) : showSignIn()));
   });
 })();

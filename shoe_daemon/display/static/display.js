@@ -187,12 +187,14 @@ function renderRoads(view, t) {
 // ---- the rest --------------------------------------------------------------------------------
 
 function renderMoney(view, t) {
-  const bank = view.bank, limits = view.limits;
-  $("money").hidden = !bank && !limits;
+  const bank = view.bank, limits = view.limits, stakes = view.stakes, payouts = view.payouts;
+  const boxes = view.game === "punto-banco"; // Punto Banco's bets lie on boxes, not seats
+  $("money").hidden = !bank && !limits && !stakes && !payouts;
   $("bank").hidden = !bank;
   if (bank) {
-    $("bank-label").textContent = t("page.bank");
-    $("bank-amount").textContent = bank.amount.text;
+    // The house's own call ("Banque Fr. 1,170") where it has one, else the language's amount.
+    $("bank-label").textContent = bank.called ? "" : t("page.bank");
+    $("bank-amount").textContent = bank.called || bank.amount.text;
     $("bank-holder").textContent = bank.holder_seat ? t("page.bank_holder", { n: bank.holder_seat }) : "";
     $("banco").textContent = bank.banco_seat
       ? (bank.suivi ? t("page.suivi") + " \u2013 " : "") + t("page.banco_called", { n: bank.banco_seat })
@@ -205,10 +207,39 @@ function renderMoney(view, t) {
       const line = el("span", "limit");
       line.dataset.bet = row.bet;
       line.append(el("span", "bet", t("page.bet." + row.bet)),
-        el("span", "range", t("page.limit", { min: row.minimum.text, max: row.maximum.text })));
+        el("span", "range", row.maximum
+          ? t("page.limit", { min: row.minimum.text, max: row.maximum.text })
+          : t("page.limit_from", { min: row.minimum.text })));
       return line;
     }));
   }
+  $("stakes").hidden = !stakes;
+  if (stakes) {
+    $("stakes-label").textContent = stakes.closed ? t("page.stakes_closed") : t("page.stakes");
+    $("stakes-rows").replaceChildren(...stakes.wagers.map((w) =>
+      moneyRow(t, boxes, w.place, w.play, [el("span", "amount", w.amount.text)])));
+  }
+  $("payouts").hidden = !payouts;
+  if (payouts) {
+    $("payouts-label").textContent = t(payouts.void ? "page.payouts_void" : "page.payouts", { n: payouts.coup });
+    $("payouts-rows").replaceChildren(...payouts.lines.map((x) => {
+      const row = moneyRow(t, boxes, x.place, x.play, [el("span", "amount", x.staked.text),
+        el("span", "result", t("page.result." + x.result)), el("span", "paid", x.paid.text)]);
+      row.dataset.result = x.result;
+      return row;
+    }));
+    $("payouts-sum").textContent = payouts.void ? "" : t("page.commission", { amount: payouts.commission.text });
+  }
+}
+
+// One stake, bet or payout: where it lies (a seat, a box, an outsider), what it plays.
+function moneyRow(t, boxes, place, play, cells) {
+  const row = el("span", "money-row");
+  row.dataset.play = play;
+  const where = place === null ? t("page.place.outsider")
+    : t(boxes ? "page.place.box" : "page.place.seat", { n: place });
+  row.append(el("span", "place", where), el("span", "play", t("page.play." + play)), ...cells);
+  return row;
 }
 
 function setText(node, text) {

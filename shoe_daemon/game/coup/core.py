@@ -130,7 +130,14 @@ class Core:
         self.latching = False  # the console latches holds and faults (latches.py)
         self.on_decided: Callable[[Coup], None] | None = None  # told of each decided coup
         self.latches: dict[str, Latch] = {}  # open ones, in the order they were opened
+        # The moments of play, in order, while someone keeps them (the table's money): a shoe
+        # started ("shoe", n), a coup started ("coup", shoe, n), a coup decided ("result", line).
+        self.moments: list[tuple[Any, ...]] | None = None
         self._holds_here = (0, 0, 0)  # (shoe, coup, holds raised in it): the latches' ids
+
+    def moment(self, *what: Any) -> None:
+        if self.moments is not None:
+            self.moments.append(what)
 
     def where(self) -> tuple[int, int]:
         shoe = self.shoe.number if self.shoe is not None else 0
@@ -219,20 +226,20 @@ class Core:
         swiss = None
         if self.profile.swiss_nine:
             swiss = swiss_nine(coup.banker[:2]) if len(coup.banker) >= 2 else ()
-        self.lines.append(
-            results.coup_result(
-                shoe=coup.shoe,
-                coup=coup.number,
-                profile=self.profile.name,
-                outcome=coup.outcome,
-                punter=coup.punter,
-                banker=coup.banker,
-                last_coup=coup.last,
-                irregularities=coup.irregularities,
-                swiss_nine=swiss,
-                bac=coup.bac,
-                rulings=coup.rulings,
-            )
+        line = results.coup_result(
+            shoe=coup.shoe,
+            coup=coup.number,
+            profile=self.profile.name,
+            outcome=coup.outcome,
+            punter=coup.punter,
+            banker=coup.banker,
+            last_coup=coup.last,
+            irregularities=coup.irregularities,
+            swiss_nine=swiss,
+            bac=coup.bac,
+            rulings=coup.rulings,
         )
+        self.lines.append(line)
+        self.moment("result", line)
         if self.on_decided is not None:
             self.on_decided(coup)

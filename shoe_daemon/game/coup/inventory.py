@@ -31,6 +31,7 @@ class Inventory:
         core.shoe = Shoe(number=self.shoes, packs=packs)
         core.coup = None
         core.load_shoe()
+        core.moment("shoe", self.shoes)
 
     def ensure_shoe(self) -> Shoe:
         """A capture may begin inside a shoe: take it as a new shoe of the house's packs."""

@@ -245,6 +245,22 @@ class CoupMachine:
         which plays the ledger again, needs what was public at that moment)."""
         self._core.on_decided = lambda coup: told(coup_state(coup))
 
+    def keep_moments(self) -> None:
+        """From now on, note each shoe started, coup started and coup decided, in the order
+        they happen, whatever plays them (a frame, what waited behind a latch, an action):
+        the table's money closes, settles and starts a shoe by them (`take_moments`)."""
+        if self._core.moments is None:
+            self._core.moments = []
+
+    def take_moments(self) -> list[tuple[Any, ...]]:
+        """The moments noted since last taken: ("shoe", n), ("coup", shoe, n), ("result",
+        the coup.result line); none unless `keep_moments` was asked."""
+        moments = self._core.moments
+        if not moments:
+            return []
+        self._core.moments = []
+        return moments
+
     @property
     def latches(self) -> tuple[LatchState, ...]:
         """The open latches alone (the console asks after every commit: no whole snapshot)."""

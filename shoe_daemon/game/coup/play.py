@@ -173,6 +173,7 @@ class OrderOfPlay:
         core.coup = Coup(shoe.number, number, last, punter_bound, banker_bound)
         self.holds.supervisor = None
         core.deal()
+        core.moment("coup", shoe.number, number)
         if shoe.finished:
             core.irregularity(
                 Code.DEAL_AFTER_LAST_COUP, f"coup {number} dealt after the shoe's last coup"
