@@ -10,11 +10,23 @@
   200 simulated tables dealing at a croupier's pace (each a real ledger and a real
   FloorLink, one commit per shoe message) and a few real daemons against simulated shoes
   (goal: p99 under 250 ms). The collector runs as its own process, as deployed.
+- page: from a table's commit of a change that makes its tile different (a new coup, a
+  result) to the pit's page showing it, p50 and p99, with the same 200 simulated tables
+  (each also publishing its display's public view after each commit, as the daemon does;
+  in `latency` they commit records only) and the same real daemons, `shoe-floor serve` and
+  Debian's Chromium, headless, showing the real page: a MutationObserver installed before
+  the page's script notes `performance.timeOrigin + performance.now()` (wall clock, ms) when
+  a tile first shows each (shoe, coup, outcome). The commit's time is the record's `wall_ns`,
+  as for the row. Beside it: the same on the page's event stream (a client in its own
+  process: the server's part), the row latency of the same run, Chromium's main-thread time,
+  and the CPU used by each program on the machine while the tables dealt (goal: p99 under
+  250 ms).
 - table: the cost to the table, its deciding-frame latency through the real daemon
   (bench/latency.py) with no link, with the link and the broker up, with the broker down,
   and with the network to it cut.
 
-    .venv/bin/python bench/floor.py [drain] [latency] [table] [--tables 200] [--records 1000]
+    .venv/bin/python bench/floor.py [drain] [latency] [page] [table] [--tables 200]
+        [--records 1000]
 """
 
 from __future__ import annotations
@@ -41,9 +53,10 @@ import structlog
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.display_latency import CHROMIUM_ARGS  # noqa: E402
 from bench.latency import machine_name, report  # noqa: E402
 from bench.latency import run as table_latency  # noqa: E402
-from drivers.messages import Hello  # noqa: E402
+from drivers.messages import Hello, Message  # noqa: E402
 from drivers.records import frame_body, next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
 from hil.floor_servers import (  # noqa: E402
@@ -57,6 +70,7 @@ from hil.floor_servers import (  # noqa: E402
 )
 from hil.harness import start_daemon, start_shoe, stop  # noqa: E402
 from shoe_daemon.audit.ledger import Ledger  # noqa: E402
+from shoe_daemon.display.publisher import TableDisplay  # noqa: E402
 from shoe_daemon.floor.config import FloorConfig  # noqa: E402
 from shoe_daemon.floor.link import FloorLink  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
@@ -79,6 +93,65 @@ def table_commits(profile: str, seed: int, shoes: int = 2) -> list[Commit]:
                         *(("result", {"line": line}) for line in lines)])
         seq = next_seq(seq)
     return commits
+
+
+class SimTable:
+    """A simulated table as the daemon runs one: its coup machine takes each message the
+    simulated croupier deals, the frame and the lines it decided are committed in one
+    transaction, and then (with `views`) its display's public view is published through the
+    link, the same JSON the table's screen gets."""
+
+    def __init__(self, name: str, ledger: Ledger, link: FloorLink, seed: int, views: bool):
+        self.machine = CoupMachine(get_profile("baden"))
+        self.ledger = ledger
+        self.link = link
+        self.seed = seed
+        self.messages: list[Message] = []
+        self.n = 0
+        self.seq = 0
+        self.display = TableDisplay(name, self._publish) if views else None
+        self.view: bytes | None = None  # the last view published
+        self.shown = tile_key(None, None)  # a tile without a view: no change to see
+        self.changes: list[tuple[str, int]] = []  # (the tile's key, the commit's wall_ns)
+
+    def _publish(self, view: bytes) -> None:
+        self.view = view
+        self.link.publish_state(view)
+
+    def step(self) -> None:
+        if self.n == len(self.messages):  # dealt out: the croupier opens new shoes
+            self.messages += deal_shoes("baden", shoes=2, seed=self.seed).messages
+            self.seed += 1000
+        message = self.messages[self.n]
+        self.n += 1
+        if isinstance(message, Hello):
+            self.seq = 0
+        lines = self.machine.handle(message)
+        records = self.ledger.append_many([("frame", frame_body(self.seq, message)),
+                                           *(("result", {"line": line}) for line in lines)])
+        self.seq = next_seq(self.seq)
+        self.link.notify()
+        if self.display is None:
+            return
+        for line in lines:
+            self.display.record(line)
+        before = self.view
+        self.display.show(self.machine)
+        if self.view is before:
+            return  # the view did not change
+        view = json.loads(self.view or b"{}")
+        key = tile_key(view.get("shoe"), view.get("coup"))
+        if key != self.shown:
+            self.shown = key
+            self.changes.append(("/".join(key), records[0].wall_ns))
+
+
+def tile_key(shoe: dict[str, Any] | None, coup: dict[str, Any] | None) -> tuple[str, ...]:
+    """What makes a tile different to the eye, as the page's recorder reads it back from the
+    tile: shoe and coup number and the coup's outcome (pit.js: data-shoe, data-coup, the
+    `outcome` span)."""
+    return (str(shoe["number"]) if shoe else "", str(coup["number"]) if coup else "",
+            (coup.get("outcome") or "") if coup else "")
 
 
 class Floor:
@@ -117,6 +190,27 @@ class Floor:
         log = (self.work / f"collector-{n}.log").open("a")
         return subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "collect", "--config",
                                  str(self.toml(n))], cwd=ROOT, stdout=log, stderr=log)
+
+    def pit_process(self) -> tuple[subprocess.Popen, str]:
+        """`shoe-floor serve` on collector 1's file with a `[pit]` table, as deployed; its
+        process and its page's URL."""
+        toml = self.work / "pit.toml"
+        toml.write_text(self.toml(1).read_text() + "\n[pit]\nhttp = \"127.0.0.1:0\"\n"
+                        "client_id = \"pit-1\"\n")
+        log_path = self.work / "pit.log"
+        with log_path.open("a") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "serve",
+                                     "--config", str(toml)], cwd=ROOT, stdout=log, stderr=log)
+
+        def url() -> str | None:
+            for line in log_path.read_text().splitlines():
+                if '"pit.listening"' in line:
+                    return str(json.loads(line)["url"])
+            if proc.poll() is not None:
+                raise RuntimeError(f"shoe-floor serve exited: {log_path.read_text()[-2000:]}")
+            return None
+
+        return proc, wait_for(url, 60, 0.1, "the pit's page to listen")
 
     def stored(self) -> int:
         import psycopg
@@ -244,7 +338,7 @@ def _cpu_by_program() -> dict[str, float]:
         fields = text.rsplit(")", 1)[1].split()
         name = text[text.index("(") + 1:text.rindex(")")]
         if b"shoe_floor.cli" in cmdline:
-            name = "shoe-floor collect"
+            name = "shoe-floor " + cmdline[cmdline.index(b"shoe_floor.cli") + 1].decode()
         out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return out
 
@@ -269,15 +363,27 @@ def _exact(database: str, names: list[str], states: list[Path]) -> bool:
 # ---- latency -------------------------------------------------------------------------------
 
 def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
-            batch_size: int) -> dict[str, Any]:
+            batch_size: int, page: bool = False) -> dict[str, Any]:
+    """The row latency; with `page`, the tables publish their views, `shoe-floor serve` and
+    Chromium show the pit's page, and the page latency is measured too."""
     floor = Floor(work, tables + daemons, batch_size)
     collector = floor.collector_process()
     real: list[tuple[Path, subprocess.Popen, subprocess.Popen]] = []
+    pit: subprocess.Popen | None = None
+    watcher: Any = None
     try:
         wait_for(lambda: "collector.connected" in (work / "collector-1.log").read_text(), 30,
                  what="the collector to connect")
-        names, sims = floor.names[:tables], set(floor.names[tables:])
-        for i, name in enumerate(sorted(sims)):
+        if page:
+            pit, url = floor.pit_process()
+            watcher, ready, done = _page_watcher(url, work / "shown.json")
+            if not ready.wait(120):
+                raise RuntimeError("the pit's page did not come up in Chromium")
+            stream = multiprocessing.get_context("spawn").Process(
+                target=_watch_stream, args=(url, str(work / "streamed.jsonl")), daemon=True)
+            stream.start()
+        names, daemon_names = floor.names[:tables], set(floor.names[tables:])
+        for i, name in enumerate(sorted(daemon_names)):
             where = work / "daemons" / name
             where.mkdir(parents=True)
             shoe, _ = start_shoe(where, "baden", seed=80 + i, extra=(
@@ -286,8 +392,14 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
                 "--config", str(floor.daemon_toml(name)), "--table", name))
             real.append((where, shoe, daemon))
         began_ns = time.time_ns()
+        cpu_before = _cpu_by_program()
+        views = work / "views" if page else None
+        if views is not None:
+            views.mkdir()
         _in_processes(_deal, [(floor.broker.config(name, floor.passwords[name]),
-                               work / "tables" / name) for name in names], pace, seconds)
+                               work / "tables" / name) for name in names], pace, seconds, views)
+        cpu = {k: round(v - cpu_before.get(k, 0.0), 1) for k, v in _cpu_by_program().items()
+               if v - cpu_before.get(k, 0.0) >= 0.5}
         for _, shoe, daemon in real:
             stop(shoe)
             stop(daemon)
@@ -300,18 +412,181 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
             rows = conn.execute(
                 "SELECT table_id, extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1e3 "
                 "- wall_ns / 1e6 FROM records WHERE wall_ns >= %s", (began_ns,)).fetchall()
-        simulated = [float(ms) for table, ms in rows if table not in sims]
-        from_daemons = [float(ms) for table, ms in rows if table in sims]
-        return {"tables": tables, "real_daemons": daemons, "pace_s": pace, "seconds": seconds,
-                "records": len(rows), "records_per_s": round(len(rows) / seconds),
-                "simulated": _quantiles(simulated), "real_daemons_figures":
-                    _quantiles(from_daemons)}
+        simulated = [float(ms) for table, ms in rows if table not in daemon_names]
+        from_daemons = [float(ms) for table, ms in rows if table in daemon_names]
+        out = {"tables": tables, "real_daemons": daemons, "pace_s": pace, "seconds": seconds,
+               "records": len(rows), "records_per_s": round(len(rows) / seconds),
+               "simulated": _quantiles(simulated), "real_daemons_figures":
+                   _quantiles(from_daemons), "cpu_s_while_dealing": cpu}
+        if views is not None:
+            time.sleep(2.0)  # the last views reach the page (a broker hop and an SSE event)
+            done.set()
+            watcher.join(120)
+            stream.terminate()
+            watched = json.loads((work / "shown.json").read_text())
+            shown = watched["shown"]
+            streamed = [json.loads(line) for line in
+                        (work / "streamed.jsonl").read_text().splitlines()]
+            changes: dict[str, list[tuple[str, int]]] = {}
+            for part in views.glob("*.json"):
+                changes.update(json.loads(part.read_text()))
+            results = {name: _results(where / "state", began_ns)
+                       for (where, _, _), name in zip(real, sorted(daemon_names), strict=True)}
+            out["page"] = _page_figures(shown, changes, results, began_ns)
+            out["sse_event"] = _page_figures([r[:3] for r in streamed], changes, results,
+                                             began_ns)
+            out["tile_events_per_s"] = round(streamed[-1][3] / seconds) if streamed else 0
+            out["page_main_thread_s"] = watched["main_thread_s"]
+        return out
     finally:
+        if watcher is not None and watcher.is_alive():
+            watcher.terminate()
         for _, shoe, daemon in real:
             stop(shoe)
             stop(daemon)
+        if pit is not None:
+            stop(pit)
         stop(collector)
         floor.close()
+
+
+# In the page, before its script: when each tile first shows each (shoe, coup, outcome).
+PAGE_RECORDER = """
+window.__shown = [];
+(() => {
+  const last = new Map();
+  const keyOf = (tile) => {
+    const outcome = tile.querySelector(".state .outcome");
+    return [tile.dataset.shoe, tile.dataset.coup,
+            outcome ? outcome.className.replace(/^outcome /, "") : ""].join("/");
+  };
+  document.addEventListener("DOMContentLoaded", () => {
+    new MutationObserver((records) => {
+      const t = performance.timeOrigin + performance.now();
+      for (const r of records) {
+        for (const tile of r.addedNodes) {
+          if (!tile.classList || !tile.classList.contains("tile")) continue;
+          const key = keyOf(tile);
+          if (last.get(tile.dataset.table) !== key) {
+            last.set(tile.dataset.table, key);
+            window.__shown.push([tile.dataset.table, key, t]);
+          }
+        }
+      }
+    }).observe(document.getElementById("tiles"), {childList: true});
+  });
+})();
+"""
+
+
+def _page_watcher(url: str, out: Path) -> tuple[Any, Any, Any]:
+    """Chromium on the page in a process of its own (the load's processes are forked from
+    this one, which must not hold Playwright's threads); (process, ready, done)."""
+    context = multiprocessing.get_context("spawn")
+    ready, done = context.Event(), context.Event()
+    proc = context.Process(target=_watch_page, args=(url, str(out), ready, done), daemon=True)
+    proc.start()
+    return proc, ready, done
+
+
+def _watch_page(url: str, out: str, ready: Any, done: Any) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.add_init_script(PAGE_RECORDER)
+        page.goto(url)
+        while page.evaluate("document.body.dataset.link") != "live":
+            time.sleep(0.05)  # wait_for_function would need eval, which the CSP forbids
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+
+        def metrics() -> dict[str, float]:
+            return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
+        before = metrics()
+        ready.set()
+        while not done.wait(1.0):
+            page.evaluate("window.__shown.length")  # keep the driver's connection serviced
+        after = metrics()
+        # Where the page's main thread spent its time meanwhile (Chromium's own counters).
+        spent = {name: round(after[name] - before.get(name, 0.0), 1) for name in (
+            "TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+            if name in after}
+        Path(out).write_text(json.dumps({"shown": page.evaluate("window.__shown"),
+                                         "main_thread_s": spent}))
+        browser.close()
+
+
+def _watch_stream(url: str, out: str) -> None:
+    """The page's event stream read as Chromium reads it, in a process of its own: when each
+    tile's key first arrives (wall clock, ms), one JSON line each, until terminated. It
+    splits the page's latency into the server's part and the browser's."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
+    conn.request("GET", "/api/events")
+    response = conn.getresponse()
+    last: dict[str, str] = {}
+    event = b""
+    count = 0  # tile events so far (each a tile the page draws again)
+    with open(out, "a") as sink:
+        while line := response.readline():
+            if line.startswith(b"event: "):
+                event = line[7:].strip()
+            if not line.startswith(b"data: ") or event not in (b"tile", b"tiles"):
+                continue
+            now = time.time() * 1000
+            data = json.loads(line[6:])
+            for tile in data["tiles"] if event == b"tiles" else [data["tile"]]:
+                count += event == b"tile"
+                key = "/".join(tile_key(tile.get("shoe"), tile.get("coup")))
+                if last.get(tile["table"]) != key:
+                    last[tile["table"]] = key
+                    sink.write(json.dumps([tile["table"], key, now, count]) + "\n")
+                    sink.flush()
+
+
+def _results(state: Path, since_ns: int) -> list[tuple[str, int]]:
+    """A real daemon's results as its tile shows them, with their commit's wall_ns."""
+    ledger = Ledger(state)
+    try:
+        return [("/".join((str(line["shoe"]), str(line["coup"]), line["outcome"])), r.wall_ns)
+                for r in ledger.records() if r.kind == "result" and r.wall_ns >= since_ns
+                and (line := r.body.get("line", {})).get("event") == "coup.result"]
+    finally:
+        ledger.close()
+
+
+def _page_figures(shown: list[list[Any]], changes: dict[str, list[tuple[str, int]]],
+                  results: dict[str, list[tuple[str, int]]], began_ns: int) -> dict[str, Any]:
+    """Each change matched with the first time its tile showed it at or after the commit."""
+    seen: dict[tuple[str, str], list[float]] = {}
+    for table, key, t_ms in shown:
+        seen.setdefault((table, key), []).append(float(t_ms))
+
+    def delays(wanted: dict[str, list[tuple[str, int]]]) -> tuple[list[float], int]:
+        ms, missing = [], 0
+        for table, keyed in wanted.items():
+            for key, wall_ns in keyed:
+                if wall_ns < began_ns:
+                    continue
+                at = wall_ns / 1e6
+                later = [t for t in seen.get((table, key), []) if t >= at - 1.0]
+                if later:
+                    ms.append(min(later) - at)
+                else:
+                    missing += 1
+        return ms, missing
+
+    simulated, sim_missing = delays(changes)
+    daemons, daemon_missing = delays(results)
+    return {"simulated_changes": _quantiles(simulated), "not_shown": sim_missing,
+            "real_daemons_results": _quantiles(daemons), "daemon_results_not_shown":
+                daemon_missing, "tiles_changed_on_page": len(shown)}
 
 
 def _count(state: Path) -> int:
@@ -322,37 +597,44 @@ def _count(state: Path) -> int:
         ledger.close()
 
 
-def _deal(tables: list[tuple[FloorConfig, Path]], pace: float, seconds: float) -> None:
+def _deal(tables: list[tuple[FloorConfig, Path]], pace: float, seconds: float,
+          views: Path | None = None) -> None:
     """Tables dealing at a croupier's pace: each shoe message committed as the table commits
-    it (its frame and the lines it decided, one transaction), then the link told."""
+    it (its frame and the lines it decided, one transaction), then the link told. With
+    `views`, each table also publishes its public view, and the changes of its tile's key
+    with their commit's wall_ns go to a JSON file in that directory."""
     ledgers = [Ledger(state) for _, state in tables]
     links = [FloorLink(config, state) for config, state in tables]
-    shoes = [table_commits("baden", 100 + i % 20) for i in range(len(tables))]
+    sims = [SimTable(config.table, ledger, link, 100 + i % 20, views is not None)
+            for i, ((config, _), ledger, link) in enumerate(zip(tables, ledgers, links,
+                                                                strict=True))]
     for link in links:
         link.start()
     wait_for(lambda: all(link.connected for link in links), 60, what="links to connect")
     rng = random.Random(len(tables))
-    due = [(time.monotonic() + rng.uniform(0, pace), i, 0) for i in range(len(tables))]
+    due = [(time.monotonic() + rng.uniform(0, pace), i) for i in range(len(tables))]
     heapq.heapify(due)
     end = time.monotonic() + seconds
     while due[0][0] < end:
-        when, i, n = heapq.heappop(due)
+        when, i = heapq.heappop(due)
         time.sleep(max(0.0, when - time.monotonic()))
-        ledgers[i].append_many(shoes[i][n % len(shoes[i])])
-        links[i].notify()
-        heapq.heappush(due, (when + rng.uniform(pace / 2, pace * 1.5), i, n + 1))
+        sims[i].step()
+        heapq.heappush(due, (when + rng.uniform(pace / 2, pace * 1.5), i))
     wait_for(lambda: all(link.backlog() == 0 for link in links), 120, 0.2,
              "every link's backlog to drain")
     for link in links:
-        link.stop()
+        link.stop(drain=2.0)
     for ledger in ledgers:
         ledger.close()
+    if views is not None:
+        (views / f"{os.getpid()}.json").write_text(json.dumps(
+            {config.table: sim.changes for (config, _), sim in zip(tables, sims, strict=True)}))
 
 
 def _quantiles(ms: list[float]) -> dict[str, Any]:
     if len(ms) < 2:
         return {"n": len(ms)}
-    q = statistics.quantiles(ms, n=100)
+    q = statistics.quantiles(ms, n=100, method="inclusive")  # never beyond the max
     return {"n": len(ms), "p50_ms": round(q[49], 1), "p99_ms": round(q[98], 1),
             "max_ms": round(max(ms), 1)}
 
@@ -386,8 +668,8 @@ def table_cost(work: Path, coups: int, gap: float, seed: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("parts", nargs="*", default=["drain", "latency", "table"],
-                        choices=["drain", "latency", "table"])
+    parser.add_argument("parts", nargs="*", default=["drain", "latency", "page", "table"],
+                        choices=["drain", "latency", "page", "table"])
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--records", type=int, default=1000, help="per table, for the drain")
     parser.add_argument("--batch-size", type=int, default=500, help="the collector's")
@@ -410,9 +692,9 @@ def main() -> None:
             if part == "drain":
                 out = drain(work, args.tables, args.records, args.batch_size,
                             args.collectors)
-            elif part == "latency":
+            elif part in ("latency", "page"):
                 out = latency(work, args.tables, args.pace, args.seconds, args.daemons,
-                              args.batch_size)
+                              args.batch_size, page=part == "page")
             else:
                 out = table_cost(work, args.coups, args.gap, args.seed)
             print(f"{part}: {json.dumps(out)}", flush=True)

@@ -234,7 +234,11 @@ class Proxy:
     """A TCP relay on a free loopback port to `target`, whose network can be cut: `cut()`
     stops carrying bytes both ways without closing anything, so each TCP session hangs as it
     does when a cable is pulled (what is in flight stays in the kernels' buffers, and new
-    connections are accepted and go nowhere), and `restore()` carries them again."""
+    connections are accepted and go nowhere), and `restore()` carries them again.
+    `hold_replies(after)` stops carrying the broker's bytes back on each connection once the
+    table has sent `after` bytes on it (its TLS handshake and login are shorter): what the
+    table publishes then reaches the broker and the broker's acknowledgements never reach
+    the table, until `restore()`."""
 
     def __init__(self, target_port: int):
         self.target = ("127.0.0.1", target_port)
@@ -245,6 +249,9 @@ class Proxy:
         self._stop = threading.Event()
         self._pairs: dict[socket.socket, socket.socket] = {}
         self._waiting: list[socket.socket] = []  # accepted while cut: joined on restore
+        self._upstream: set[socket.socket] = set()  # the broker's side of each pair
+        self._sent: dict[socket.socket, int] = {}  # bytes each table has sent upstream
+        self._hold_after: int | None = None
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="proxy", daemon=True)
         self._thread.start()
@@ -253,7 +260,18 @@ class Proxy:
         self.flowing.clear()
 
     def restore(self) -> None:
+        self._hold_after = None
         self.flowing.set()
+
+    def hold_replies(self, after: int = 0) -> None:
+        self._hold_after = after
+
+    def _held(self, s: socket.socket) -> bool:
+        """Whether the broker's bytes on `s` (its side of a pair) wait: the table has sent
+        more than `hold_replies`' count on that connection."""
+        after = self._hold_after
+        return after is not None and s in self._upstream and \
+            self._sent.get(self._pairs.get(s), 0) > after
 
     def close(self) -> None:
         self._stop.set()
@@ -269,6 +287,7 @@ class Proxy:
             client.close()
             return
         self._pairs[client], self._pairs[upstream] = upstream, client
+        self._upstream.add(upstream)
 
     def _drop(self, s: socket.socket) -> None:
         other = self._pairs.pop(s, None)
@@ -276,6 +295,10 @@ class Proxy:
         if other is not None:
             self._pairs.pop(other, None)
             other.close()
+        for gone in (s, other):
+            if gone is not None:
+                self._upstream.discard(gone)
+                self._sent.pop(gone, None)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -284,7 +307,7 @@ class Proxy:
                 for client in self._waiting:
                     self._join(client)
                 self._waiting.clear()
-            watched = [self.listener, *(self._pairs if flowing else ())]
+            watched = [self.listener, *(p for p in self._pairs if flowing and not self._held(p))]
             ready, _, _ = select.select(watched, [], [], 0.05)
             for s in ready:
                 if s is self.listener:
@@ -294,7 +317,7 @@ class Proxy:
                     else:
                         self._waiting.append(client)
                     continue
-                if s not in self._pairs:
+                if s not in self._pairs or self._held(s):
                     continue
                 try:
                     data = s.recv(65536)
@@ -303,6 +326,8 @@ class Proxy:
                 if not data:
                     self._drop(s)
                     continue
+                if s not in self._upstream:
+                    self._sent[s] = self._sent.get(s, 0) + len(data)
                 try:
                     self._pairs[s].sendall(data)
                 except (OSError, KeyError):

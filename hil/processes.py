@@ -56,14 +56,16 @@ def start_shoe(
 def start_daemon(
     workdir: Path, profile: str, *, usb: bool = False, results: str | None = None,
     extra: list[str] | tuple[str, ...] = (), http: str = "127.0.0.1:0",
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[str]:
-    """The real daemon; its display on any free port unless `http` says otherwise."""
+    """The real daemon; its display on any free port unless `http` says otherwise; `env`:
+    more environment (a test's crash point, shoe_daemon/floor/crashpoint.py)."""
     cmd = [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", profile,
            "--state-dir", str(workdir / "state"),
            "--results", results or str(workdir / "results.jsonl"),
            "--log-format", "json", "--reconnect-min", "0.05", "--reconnect-max", "0.5",
            "--http", http]
-    env = dict(os.environ)
+    env = {**os.environ, **(env or {})}
     if usb:
         cmd += ["--transport", "usb", "--usb-backend", "hil.usb_device:from_environment"]
         env["SHOE_SIM_USB_SOCKET"] = str(workdir / "usb.sock")

@@ -26,6 +26,7 @@ import structlog
 
 from shoe_daemon.audit.ledger import Record
 from shoe_daemon.floor import topics
+from shoe_daemon.floor.crashpoint import crash_point
 from shoe_daemon.floor.mqtt import connect, make_client
 from shoe_daemon.floor.outbox import message
 from shoe_floor import chain
@@ -127,6 +128,8 @@ class Collector:
                     self._inbox.put(msg)
                 self._stopping.wait(1.0)
                 continue
+            if any(parsed for _, parsed in batch):
+                crash_point("collector.before_ack")
             for msg, _ in batch:
                 if msg.qos > 0:
                     self.client.ack(msg.mid, msg.qos)
@@ -203,6 +206,8 @@ class Collector:
                 if new:
                     fresh[table] = new
             self._verify(store, tips, fresh, now)
+            if records:
+                crash_point("collector.before_commit")
 
     def _open_store(self) -> Store:
         """The store, opened again after a failure (a PostgreSQL restart ends the old

@@ -30,6 +30,14 @@ def server() -> Iterator[DisplayServer]:
     s.stop()
 
 
+@pytest.fixture
+def unthrottled() -> Iterator[DisplayServer]:
+    s = DisplayServer("127.0.0.1", 0, initial=state(0), queue_size=8, min_interval=0.0)
+    s.start()
+    yield s
+    s.stop()
+
+
 def test_binds_any_free_port_and_reports_its_url(server):
     assert server.port != 0 and server.url == f"http://127.0.0.1:{server.port}/"
 
@@ -59,9 +67,10 @@ def test_the_stream_starts_with_the_full_state_then_pushes_each_change(server):
     first = Sse(server.url)
     assert first.next_state()["n"] == 1
     assert first.raw[0] == b"retry: 1000\n"  # EventSource reconnects within a second
-    for n in (2, 3):
-        server.publish(state(n))
-    assert [first.next_state()["n"], first.next_state()["n"]] == [2, 3]
+    server.publish(state(2))
+    assert first.next_state()["n"] == 2
+    server.publish(state(3))
+    assert first.next_state()["n"] == 3
     first.close()
     again = Sse(server.url)  # a reconnect: the full state first
     assert again.next_state()["n"] == 3
@@ -83,15 +92,34 @@ def test_head_of_the_stream_is_refused_rather_than_left_open(server):
 def test_many_displays_at_once(server):
     clients = [Sse(server.url) for _ in range(40)]
     wait_for(lambda: server.clients == 40, what="40 clients")
-    for n in range(1, 6):
+    for n in range(1, 6):  # changes further apart than the 20 ms interval: each one is sent
         server.publish(state(n))
+        time.sleep(0.03)
     for client in clients:
         assert [client.next_state()["n"] for _ in range(6)] == [0, 1, 2, 3, 4, 5]
         client.close()
     assert server.dropped == 0
 
 
-def test_a_stuck_display_is_dropped_and_never_slows_publishing(server):
+def test_a_burst_of_changes_is_sent_at_most_fifty_a_second_ending_with_the_latest(server):
+    client = Sse(server.url)
+    assert client.next_state()["n"] == 0
+    start, sent = time.monotonic(), server.sent
+    for n in range(1, 201):  # 200 changes as fast as the table can make them
+        server.publish(state(n))
+        time.sleep(0.0005)
+    seen = [client.next_state()["n"]]
+    while seen[-1] != 200:
+        seen.append(client.next_state()["n"])
+    elapsed = time.monotonic() - start
+    assert seen == sorted(seen) and len(seen) <= elapsed / 0.02 + 2, (len(seen), elapsed)
+    assert server.sent - sent == len(seen) < 200
+    assert json.loads(get(server.url, "/api/state")[2])["n"] == 200
+    client.close()
+
+
+def test_a_stuck_display_is_dropped_and_never_slows_publishing(unthrottled):
+    server = unthrottled  # every state sent, however close: the most a stuck client can get
     stuck = socket.socket()
     stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a tiny window, never read
     stuck.connect(("127.0.0.1", server.port))

@@ -32,6 +32,7 @@ import structlog
 
 from shoe_daemon.floor import topics
 from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.crashpoint import crash_point
 from shoe_daemon.floor.cursor import Cursor, belongs, read_cursor, write_cursor
 from shoe_daemon.floor.head import Head, HeadReports
 from shoe_daemon.floor.mqtt import SUCCESS_MAX, connect, delivered, make_client
@@ -247,6 +248,7 @@ class FloorLink:
             if not waiting:
                 break
             sent, body = pack(waiting, self.batch_bytes)
+            crash_point("link.before_publish")
             info = self._client.publish(self._topic, body, qos=1)
             self._inflight[info.mid] = [(r.idx, r.hash) for r in sent]
             self._next = sent[-1].idx + 1
@@ -306,5 +308,6 @@ class FloorLink:
         for idx in [i for i in self._done if i <= cursor.idx]:
             del self._done[idx]
         if cursor != self._cursor:
+            crash_point("link.before_cursor")
             write_cursor(self.state_dir, cursor)
             self._cursor = cursor

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from shoe_daemon.audit import keys
+from shoe_daemon.display.words import data
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.service import config
 
@@ -199,6 +200,11 @@ def check(settings: config.Config) -> Findings:
     http = getattr(c, "http", None)
     if http:
         found.say(f"display: HTTP on {http}")
+        words = data()
+        terms = ("the French game terms (Banco, Punto, Égalité, Carte, Reste)"
+                 if c.display_terms == "french" else "the language's own game terms")
+        found.say(f"  language: {words['languages'][c.display_language]} "
+                  f"({c.display_language}), with {terms}")
     _console(c, found)
     _floor(c, found)
     found.say(f"logs: {c.log_format} (journald's own fields when run by systemd)")

@@ -94,12 +94,13 @@ class ServiceLoop:
         if console is not None:
             self.desk = Desk(console.people, console.inbox, console.publish_console, self.log,
                              ReplayFileWriter(beside(self.capture_path), self.log))
-        # The table display gets committed state only: each frame's view is staged and shown
-        # after its batch's commit, or after a rebuild from the ledger. The floor and the
-        # console get the same public view, whether or not the HTTP display is on.
+        # The table display gets committed state only: one view for each committed batch of
+        # frames, or after a rebuild from the ledger. The floor and the console get the same
+        # public view, whether or not the HTTP display is on.
         sinks = [sink for sink in (display, self.floor and self.floor.publish_state,
                                    console and console.publish_view) if sink]
-        screen = TableDisplay(config.table, _fan_out(sinks)) if sinks else None
+        screen = TableDisplay(config.table, _fan_out(sinks), config.display_language,
+                              config.display_terms) if sinks else None
         if results is None:
             results = sys.stdout if config.results == "-" else open(  # noqa: SIM115
                 config.results, "a+", encoding="utf-8")

@@ -32,6 +32,7 @@ from shoe_daemon.floor.config import FloorConfig
 from shoe_floor.collector import Collector
 from shoe_floor.config import load
 from shoe_floor.store import Store
+from tests.floor.real_tables import RealTable, table_toml
 
 __all__ = ["PIT", "PREFIX", "Postgres", "wait_for"]  # what the tests import from here
 
@@ -107,6 +108,24 @@ def make_table(tmp_path: Path, broker: Broker) -> Iterator:
     yield make
     for table in made:
         table.ledger.close()
+
+
+@pytest.fixture
+def tables(tmp_path: Path, broker: Broker) -> Iterator:
+    """Make real daemons' tables (tests/floor/real_tables.py), each with its broker login;
+    `port` to reach the broker another way (a proxy). Stopped at the end."""
+    made: list[RealTable] = []
+
+    def make(count: int, port: int | None = None, keepalive: int = 2) -> list[RealTable]:
+        for _ in range(count):
+            name = f"table-{len(made) + 1}"
+            work = tmp_path / name
+            made.append(RealTable(name, work, table_toml(broker, name, work, port, keepalive)))
+        return made
+
+    yield make
+    for t in made:
+        t.close()
 
 
 @pytest.fixture

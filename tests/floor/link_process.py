@@ -1,6 +1,5 @@
 """A table's floor link alone in its own process, so a test can kill it with SIGKILL:
-`python -m tests.floor.link_process STATE_DIR FLOOR_TOML [BATCH]`. It publishes until killed;
-BATCH (records a message) 1 keeps a backlog on the wire long enough to kill it there."""
+`python -m tests.floor.link_process STATE_DIR FLOOR_TOML`. It publishes until killed."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ def main() -> None:
     state_dir, toml = Path(sys.argv[1]), Path(sys.argv[2])
     config = parse_floor(tomllib.loads(toml.read_text())["floor"], toml.parent)
     assert config is not None
-    batch = int(sys.argv[3]) if len(sys.argv) > 3 else 200
-    FloorLink(config, state_dir, poll=0.05, batch=batch).start()
+    FloorLink(config, state_dir, poll=0.05).start()
     while True:
         time.sleep(1)
 

@@ -30,14 +30,6 @@ from tests.floor.conftest import (
 )
 
 
-def stored_count(database: str, table: str) -> int:
-    store = Store(database)
-    try:
-        return len(store.records(table))
-    finally:
-        store.close()
-
-
 def test_committed_records_reach_the_store_once_verified(make_table, collector, database):
     tables = [make_table("t1"), make_table("t2")]
     collector()
@@ -111,55 +103,6 @@ def test_the_broker_down_while_the_table_commits(make_table, collector, database
         wait_for(lambda: link.backlog() == 0, what="the backlog to drain")
     finally:
         link.stop()
-
-
-def test_the_link_killed_between_commit_and_publish(make_table, collector, database, tmp_path):
-    table = make_table("t1")
-    collector()
-    toml = floor_toml(table, tmp_path / "t1.toml")
-    proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml), "1")
-    try:
-        table.commit(10)
-        assert_exact(database, [table])
-        table.commit(3000)  # a backlog: the link is killed with part of it on the wire
-        wait_for(lambda: acked_index(table.state_dir) > 10, what="the link to publish")
-        kill(proc)
-        killed_at = acked_index(table.state_dir)
-        table.commit(7)  # committed, never published by the dead link
-        assert killed_at < 3010  # killed with part of the backlog unacknowledged
-        proc = spawn("-m", "tests.floor.link_process", str(table.state_dir), str(toml), "1")
-        store = assert_exact(database, [table], timeout=120)
-        wait_for(lambda: acked_index(table.state_dir) == 3017, what="the cursor at the end")
-        assert store.alarms() == []
-    finally:
-        kill(proc)
-
-
-def test_the_collector_killed_mid_batch(make_table, collector_toml, database, broker):
-    table = make_table("t1")
-    toml = collector_toml("collector-1", batch_size=100)
-    proc = spawn("-m", "shoe_floor.cli", "collect", "--config", str(toml))
-    # One record a message: the drain lasts long enough to kill the collector inside it.
-    link = FloorLink(table.config, table.state_dir, poll=0.1, window=500, batch=1)
-    link.start()
-    try:
-        table.commit(5)
-        link.notify()
-        assert_exact(database, [table])
-        for _ in range(40):
-            table.commit(100)
-            link.notify()
-        wait_for(lambda: 5 < stored_count(database, "t1") < 4005, 60, 0.01,
-                 "the collector to be draining")
-        kill(proc)
-        partial = stored_count(database, "t1")
-        proc = spawn("-m", "shoe_floor.cli", "collect", "--config", str(toml))
-        store = assert_exact(database, [table], timeout=120)
-        assert partial < 4005
-        assert store.alarms() == []
-    finally:
-        link.stop()
-        kill(proc)
 
 
 def tampered(record: Record, *, body: dict | None = None, prev: str | None = None,
