@@ -16,6 +16,13 @@ Schokolade or garage aside, bancos and stakes in the general game, withdraws now
 at Punto Banco each box bets. Voids are asked for by coup: the console's (a supervisor's
 action) or the shoe's (a supervisor's `KEY`, then `VOID`), after the coup's first two cards;
 the rest of that coup's cards never come out of the shoe.
+
+With `supervisor`, a supervisor (ana) acts too, at random but seeded: she changes the
+minimum stake between coups (001: "even during a game"), corrects a stake after "Rien ne va
+plus", and reopens the last settlement as void. `disputed` names coups (by the number they
+were started with) whose settlement goes into the ledger not by the rules, as earlier
+software might have recorded it (a punter's winning line paid one unit more, the bank's net
+less); with `reopen_disputed` a supervisor reopens each by the rules at once.
 """
 
 from __future__ import annotations
@@ -67,7 +74,9 @@ class MoneyTable:
     def __init__(self, state_dir: Path, profile: str, seed: int = 1, shoes: int = 1,
                  faults: GameFaults | None = None, voids: dict[int, str] | None = None,
                  settings: dict[str, Any] | None = None, clock: Clock | None = None,
-                 table: str = "T7") -> None:
+                 table: str = "T7", supervisor: bool = False,
+                 disputed: frozenset[int] = frozenset(), reopen_disputed: bool = False
+                 ) -> None:
         self.name = profile
         self.profile = get_money_profile(profile)
         self.settings = SETTINGS[profile] if settings is None else settings
@@ -82,6 +91,10 @@ class MoneyTable:
         self.ledger = Ledger(state_dir)
         self.seq = 0
         self.requests = 0
+        self.supervisor = supervisor
+        self.disputed = disputed
+        self.reopen_disputed = reopen_disputed
+        self.settled: tuple[int, bool] | None = None  # the coup started just settled, disputed
         self.started = 0  # coups started so far
         self.table = table
         with self._clock():
@@ -119,6 +132,21 @@ class MoneyTable:
                       *((r["event"], r) for r in records)])
         return records
 
+    def supervise(self, op: str, **fields: Any) -> list[dict[str, Any]] | None:
+        """A supervisor's action at the console (ana), who and why in its money records: its
+        records, or None if the rules refuse it."""
+        reason = f"{op}: as the supervisor found it"
+        action = {"op": op, **fields, "by": "ana", "reason": reason}
+        try:
+            self.money, records = self.money.apply(action)
+        except Refusal:
+            return None
+        self.requests += 1
+        self._commit([("action", {"id": f"req-{self.requests:016d}", "kind": op, "by": "ana",
+                                  "role": "supervisor", "args": {**fields, "reason": reason}}),
+                      *((r["event"], r) for r in records)])
+        return records
+
     # --- the shoe -----------------------------------------------------------------------------
 
     def play(self, message: Message) -> None:
@@ -144,8 +172,27 @@ class MoneyTable:
             records += self._apply({"op": "close", "shoe": coup.shoe, "coup": coup.number})
         for line in lines:
             if line["event"] == "coup.result":
-                records += self._apply({"op": "settle", "result": line})
+                settled = self._apply({"op": "settle", "result": line})
+                disputed = self.started in self.disputed and bool(settled[0]["lines"])
+                if disputed:
+                    settled[0] = self._not_by_the_rules(settled[0])
+                    self.money = self.money.with_recorded(settled[0])
+                self.settled = (self.started, disputed)
+                records += settled
         return [(r["event"], r) for r in records]
+
+    @staticmethod
+    def _not_by_the_rules(settlement: dict[str, Any]) -> dict[str, Any]:
+        """The settlement as earlier software might have recorded it: the first line paid one
+        unit more, the bank (or the casino) one unit less, the sums still balanced."""
+        lines = [dict(x) for x in settlement["lines"]]
+        first = lines[0]
+        other = next((x for x in lines[1:] if x["kind"] in ("bank", "casino")), lines[-1])
+        for key in ("paid", "net"):
+            first[key] = str(Decimal(first[key]) + 1)
+        for key in ("paid" if Decimal(other["paid"]) >= 1 else "carried", "net"):
+            other[key] = str(Decimal(other[key]) - 1)
+        return {**settlement, "lines": lines}
 
     def _apply(self, op: dict[str, Any]) -> list[dict[str, Any]]:
         self.money, records = self.money.apply(op)  # the shoe's own: never refused
@@ -176,22 +223,65 @@ class MoneyTable:
                 self.croupier()
             self.play(message)
             at += 1
+            self._after_settlement()
             how = self.voids.get(self.started) if isinstance(message, Button) and \
                 message.name == "DEAL" else None
+            if how is None and self.supervisor and isinstance(message, Button) and \
+                    message.name == "DEAL":
+                self._correct()
             if how:
                 for _ in range(2):  # the first two cards, then the void
                     self.play(messages[at])
                     at += 1
                 self.void_now(how)
+                self._after_settlement()
                 while at < len(messages) and not (isinstance(messages[at], Button)
                                                   and messages[at].name in ("DEAL", "SHOE")):
                     at += 1  # the rest of the voided coup never comes out
         self.ledger.close()
         return self
 
+    # --- the supervisor ----------------------------------------------------------------------
+
+    def _after_settlement(self) -> None:
+        """A settlement just made: a disputed one reopened by the rules (if she does), or
+        now and then a coup found void after all."""
+        if self.settled is None:
+            return
+        _, disputed = self.settled
+        self.settled = None
+        if disputed:
+            if self.reopen_disputed:
+                self.supervise("reopen", how="rules")
+        elif self.supervisor and self.rng.random() < 0.08:
+            self.supervise("reopen", how="void")
+
+    def _correct(self) -> None:
+        """Now and then, after "Rien ne va plus", a stake corrected: keyed one unit wrong."""
+        current = self.money.round
+        if current is None or current.closed is None or self.rng.random() >= 0.2:
+            return
+        if self.profile.game is Game.PUNTO_BANCO:
+            found = [(b.id, b.amount) for b in current.bets]
+        else:
+            found = [(s.id, s.amount) for s in current.stakes if s.kind.value == "table"]
+        if found:
+            stake, amount = self.rng.choice(found)
+            self.supervise("correct", stake=stake, amount=str(amount + self.limits.chip))
+
+    def _limits(self) -> None:
+        """Now and then the minimum stake doubled, or back to the configuration's."""
+        if not self.supervisor or self.rng.random() >= 0.05:
+            return
+        now = self.money.limits.min_stake
+        wanted = self.limits.min_stake * 2 if now == self.limits.min_stake \
+            else self.limits.min_stake
+        self.supervise("limits", min_stake=str(wanted))
+
     # --- the croupier --------------------------------------------------------------------------
 
     def croupier(self) -> None:
+        self._limits()
         if self.profile.game is Game.PUNTO_BANCO:
             self._bets()
             return

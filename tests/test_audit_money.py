@@ -148,13 +148,18 @@ def test_an_export_without_money_says_so(tmp_path: Path, capsys) -> None:
         "ledger_index\n"
 
 
-def test_a_time_range_from_the_middle_of_a_coup(state: Path, tmp_path: Path, capsys) -> None:
+def test_a_time_range_from_the_middle_of_a_coup(tmp_path: Path, capsys) -> None:
     """An export starting between a round's close and its settlement: that settlement is
-    not recomputable from the export alone, and says so; the actions are played from the
-    first settled coup whose records give the bank and the seating."""
+    not recomputable from the export alone, and says so; every later one is; the actions are
+    played again from the next new shoe, whose money.table record holds the table's money
+    whole."""
+    state = table(tmp_path, shoes=2)
     records = records_of(state)
+    snapshots = [r for r in records if r.kind == "money.table"]
+    assert [s.body["shoe"] for s in snapshots] == [1, 2]
     rounds = [r for r in records if r.kind == "money.round"]
     cut = rounds[20]
+    assert snapshots[0].idx < cut.idx < snapshots[1].idx
     start = cut.wall_ns + 1
     out = tmp_path / "middle"
     manifest = write_export(state, out, start_ns=start)
@@ -162,14 +167,20 @@ def test_a_time_range_from_the_middle_of_a_coup(state: Path, tmp_path: Path, cap
     code, text, err = run(capsys, "verify", out)
     assert code == 0, err
     assert "(1 settled a round closed before the first record)" in text
-    seated = next(r for r in records if r.idx > cut.idx and r.kind == "money.round")
-    first_settled = next(r for r in records if r.idx > seated.idx and r.kind == "money.bank"
-                         and r.body["change"] == "settled")  # its round gave the seating
-    assert f"from record {first_settled.idx + 1}" in text
+    settled = [r for r in records if r.kind == "money.settlement" and r.idx > cut.idx]
+    assert f"money: {len(settled) - 1} settlements follow their rounds and results" in text
+    assert f"actions played again by the rules from record {snapshots[1].idx + 1}" in text
     # and the whole day in two exports, each checked
     before = write_export(state, tmp_path / "before", end_ns=start)
     assert before["records"]["last"] + 1 == manifest["records"]["first"]
     assert run(capsys, "verify", tmp_path / "before")[0] == 0
+    # a range with no new shoe in it: each settlement checked, the actions not played again
+    late = next(r for r in rounds if r.idx > snapshots[1].idx + 100)
+    write_export(state, tmp_path / "late", start_ns=late.wall_ns)
+    code, text, err = run(capsys, "verify", tmp_path / "late")
+    assert code == 0, err
+    assert "settlements follow their rounds and results; the actions were not played again: " \
+        "the range holds no new shoe's money.table record" in text
 
 
 def test_an_export_of_format_1_still_verifies(export: Path, state: Path, capsys) -> None:
@@ -491,6 +502,142 @@ def test_the_manifests_settlement_count(export: Path, state: Path, capsys) -> No
     sign(export, state, manifest)
     code, _, err = run(capsys, "verify", export)
     assert code == 1 and "manifest.json: says settlements" in err
+
+
+# ---- a supervisor's actions ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["baden", "baden-punto-banco"])
+def test_a_supervisors_actions_are_played_again(tmp_path: Path, profile: str, capsys) -> None:
+    """Limits changed mid-session, stakes corrected after "Rien ne va plus", settlements
+    reopened as void: actions like the others, each played again from its records."""
+    state = table(tmp_path, profile, seed=5, shoes=2, supervisor=True)
+    records = records_of(state)
+    made = {(r.kind, r.body.get("change") or r.body.get("source")) for r in records
+            if r.kind in ("money.correction", "money.limits")}
+    assert made == {("money.correction", "stake"), ("money.correction", "settlement"),
+                    ("money.limits", "supervisor")}
+    reopened = sum(r.kind == "money.correction" and r.body["change"] == "settlement"
+                   for r in records)
+    code, out, err = run(capsys, "verify", "--state-dir", state)
+    assert code == 0, err
+    assert f", {reopened} reopened by a supervisor, " in out
+    write_export(state, tmp_path / "export")
+    code, out, err = run(capsys, "verify", tmp_path / "export")
+    assert code == 0, err
+    assert f", {reopened} reopened by a supervisor, " in out
+
+
+@pytest.fixture
+def supervised(tmp_path: Path) -> tuple[Path, Path]:
+    state = table(tmp_path, seed=5, shoes=1, supervisor=True)
+    out = tmp_path / "supervised"
+    write_export(state, out)
+    return state, out
+
+
+def test_a_reopened_void_that_keeps_a_stake(supervised: tuple[Path, Path], capsys) -> None:
+    """The correction of a coup found void, its corrected settlement keeping a stake: the
+    correction is not what the reopening makes by the rules."""
+    state, export = supervised
+    seen: dict[str, Any] = {}
+
+    def keep(records: Records) -> None:
+        i = at(records, "money.correction", lambda b: b["change"] == "settlement"
+               and b["how"] == "void" and any(ln["stake"] for ln in b["settlement"]["lines"]))
+        line = next(ln for ln in records[i]["body"]["settlement"]["lines"] if ln["stake"])
+        line.update(result="lost", paid="0.00", net=f"-{line['staked']}")
+        seen.update(records=list(records), i=i)
+
+    forge(export, state, keep)
+    err = failed(capsys, export)
+    records, i = seen["records"], seen["i"]
+    assert where(records, i) + "money.correction: settlement.lines[" in err
+    assert "from the actions recorded before it" in err
+
+
+def test_a_stake_correction_that_names_another_amount(supervised: tuple[Path, Path],
+                                                      capsys) -> None:
+    """A correction's record says one amount, the stake it placed again another: named at
+    the stake, where the two first disagree."""
+    state, export = supervised
+    seen: dict[str, Any] = {}
+
+    def edit(records: Records) -> None:
+        i = at(records, "money.correction", lambda b: b["change"] == "stake", nth=2)
+        body = records[i]["body"]
+        body["amount"] = str(Decimal(body["amount"]) + 10)
+        seen.update(records=list(records), i=i)
+
+    forge(export, state, edit)
+    err = failed(capsys, export)
+    records, i = seen["records"], seen["i"]
+    placed = next(k for k in range(i + 1, len(records)) if records[k]["kind"] == "money.stake")
+    stake = records[placed]["body"]["stake"]
+    corrected = records[i]["body"]["amount"]
+    assert where(records, placed) + f"money.stake {stake['id']} ({stake['who']}, table): " \
+        f"stake.amount: recorded '{stake['amount']}', the rules give '{corrected}', from the " \
+        "actions recorded before it" in err
+
+
+def test_a_settlement_not_by_the_rules_reopened_at_once(tmp_path: Path, capsys) -> None:
+    """A settlement recorded not by the rules (earlier software) that a supervisor reopened
+    by the rules before anything else happened: corrected, and named as such."""
+    state = table(tmp_path, seed=3, disputed=frozenset({12}), reopen_disputed=True)
+    records = records_of(state)
+    correction = next(r for r in records if r.kind == "money.correction")
+    assert correction.body["how"] == "rules"
+    coup = correction.body["coup"]
+    wrong = next(r for r in records if r.kind == "money.settlement" and r.body["coup"] == coup)
+    assert correction.body["original"] == wrong.body != correction.body["settlement"]
+    code, out, err = run(capsys, "verify", "--state-dir", state)
+    assert code == 0, err
+    assert f", 1 reopened by a supervisor (1 recorded not by the rules and corrected: shoe 1 " \
+        f"coup {coup}, record {wrong.idx}, corrected by record {correction.idx})" in out
+    write_export(state, tmp_path / "export")
+    code, out, err = run(capsys, "verify", tmp_path / "export")
+    assert code == 0, err
+    assert f"shoe 1 coup {coup}, record {wrong.idx} (events.jsonl line {wrong.idx}), " \
+        f"corrected by record {correction.idx}" in out
+
+
+def test_a_settlement_not_by_the_rules_left_as_it_is(tmp_path: Path, capsys) -> None:
+    state = table(tmp_path, seed=3, disputed=frozenset({12}))
+    records = records_of(state)
+    assert not any(r.kind == "money.correction" for r in records)
+    wrong = [r for r in records if r.kind == "money.settlement"][11]
+    code, out, err = run(capsys, "verify", "--state-dir", state)
+    assert code == 1 and out == ""
+    assert f"record {wrong.idx}: money.settlement of shoe 1 coup {wrong.body['coup']}: " \
+        f"lines[0].paid: recorded" in err and "the rules give" in err
+
+
+def test_a_reopening_too_late_does_not_excuse_it(tmp_path: Path, capsys) -> None:
+    """The correction moved after the next coup's stakes (where the daemon refuses it): the
+    settlement not by the rules is the failure, named."""
+    state = table(tmp_path, seed=3, disputed=frozenset({12}), reopen_disputed=True)
+    export = tmp_path / "export"
+    write_export(state, export)
+    seen: dict[str, Any] = {}
+
+    def later(records: Records) -> None:
+        i = at(records, "money.correction")
+        correction = records[i]
+        txn = [r for r in records if r["wall_ns"] == correction["wall_ns"]]
+        assert [r["kind"] for r in txn] == ["action", "money.correction", "money.bank"]
+        records[:] = [r for r in records if r["wall_ns"] != correction["wall_ns"]]
+        j = at(records, "money.round", lambda b: b["coup"] == correction["body"]["coup"] + 1)
+        for n, moved in enumerate(txn):  # a transaction of its own, after the next close
+            moved["wall_ns"] = records[j]["wall_ns"] + 1
+            records.insert(j + 1 + n, moved)
+        coup = correction["body"]["coup"]
+        seen.update(records=list(records), coup=coup, s=at(
+            records, "money.settlement", lambda b: b["coup"] == coup))
+
+    forge(export, state, later)
+    err = failed(capsys, export)
+    assert where(seen["records"], seen["s"]) + f"money.settlement of shoe 1 coup " \
+        f"{seen['coup']}: lines[0].paid: recorded" in err
 
 
 # ---- the live ledger ---------------------------------------------------------------------------

@@ -18,10 +18,19 @@ or a ledger's records in order, one transaction at a time, and checks:
    after "Rien ne va plus", a bank that did not come from its coups, are named where they
    first disagree.
 
+A supervisor's actions are actions like the others (`limits`, `correct`, `reopen`), played
+again from their records. One exception to (1): a settlement not by the rules (a ledger
+written by earlier software) that a supervisor reopens by the rules before anything else is
+staked or changed at the bank (`money.correction` of the settlement, docs/console.md) is
+corrected, not forged: the summary names it and the record that corrected it. Left as it is,
+it is the failure.
+
 The actions are played from the ledger's first record when the records start there; an
-export or a pruned ledger that starts later is played from the first settled coup in it
-whose bank and seating its records give (every settlement in it is still recomputed, but for
-one whose round was closed before the first record).
+export or a pruned ledger that starts later is played from the first new shoe in it, whose
+`money.table` record holds the table's money whole (bank, seating, limits, the round in
+play). Before it every settlement is still recomputed from its round, but for one whose
+round was closed before the first record, and the actions are not played again: the table's
+state is not in the records.
 
 Nothing here raises while records are fed: the first failure (the lowest record) is kept and
 `finish` raises it, so that the chain's and the files' checks, which come first, always win.
@@ -29,26 +38,21 @@ Nothing here raises while records are fed: the first failure (the lowest record)
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from shoe_daemon.audit.ledger import Record
 from shoe_daemon.audit.reader import VerifyFailed
 from shoe_daemon.game.houses import UnknownProfileError
 from shoe_daemon.game.rules import Game
-from shoe_daemon.money.bank import Bank
 from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.limits import LimitsError, TableLimits, table_limits
-from shoe_daemon.money.players import Seating
 from shoe_daemon.money.profile import MoneyProfile
-from shoe_daemon.money.punto_banco import BetRound
 from shoe_daemon.money.settlement import RESULTS, first_difference
 from shoe_daemon.money.stakes import RecordError
 from shoe_daemon.money.steps import StepError, StepReader
-from shoe_daemon.money.table import TableMoney
+from shoe_daemon.money.table import KEEPS_LAST, TableMoney
 from shoe_daemon.money.verify import check_settlement, check_step
 
 Coup = tuple[int, int]
@@ -80,6 +84,8 @@ class MoneySummary:
     voids: int = 0  # void or cancelled coups, every stake returned
     actions: int = 0  # actions read back and played again
     played_from: int | None = None  # the record from which the actions were played
+    reopened: int = 0  # settlements a supervisor reopened
+    corrected: list[str] = field(default_factory=list)  # of them, recorded not by the rules
 
     def text(self) -> str:
         if not self.records:
@@ -87,9 +93,14 @@ class MoneySummary:
         out = f"money: {self.settlements} settlements follow their rounds and results"
         if self.before_range:
             out += f" ({self.before_range} settled a round closed before the first record)"
+        if self.reopened:
+            out += f", {self.reopened} reopened by a supervisor"
+            if self.corrected:
+                out += f" ({len(self.corrected)} recorded not by the rules and corrected: " \
+                       f"{'; '.join(self.corrected)})"
         if self.played_from is None:
-            return out + "; the actions were not played again: no settled coup in the range " \
-                         "gave the table's state (or no round its limits) to play them from"
+            return out + "; the actions were not played again: the range holds no new " \
+                         "shoe's money.table record (the table's money whole) to play them from"
         return (f"{out}, {self.actions} actions played again by the rules from record "
                 f"{self.played_from}")
 
@@ -114,13 +125,6 @@ def _about(kind: str, body: Mapping[str, Any]) -> str:
     return kind
 
 
-def with_limits(table: TableMoney, limits: TableLimits) -> TableMoney:
-    """The table under other limits (a restart with another `[money]` configuration)."""
-    bank = None if table.bank is None else dataclasses.replace(table.bank, limits=limits)
-    current = None if table.round is None else dataclasses.replace(table.round, limits=limits)
-    return dataclasses.replace(table, limits=limits, bank=bank, round=current)
-
-
 class MoneyCheck:
     """Feed every record in order (`feed`), then `finish`: the summary, or VerifyFailed
     naming the first record whose money is wrong."""
@@ -134,11 +138,11 @@ class MoneyCheck:
         self.profile: MoneyProfile | None = None
         self.named: str | None = None  # the profile the table said it plays, money or not
         self._set_profile(profile)
-        self.limits: TableLimits | None = None  # the configuration's, from daemon.start
-        self.restarted = False  # a daemon.start since the last round: limits may change
+        self.limits: TableLimits | None = None  # the configuration's, at the table's start
         self.txn: list[Record] = []
         self.txn_key: tuple[str, int, int] | None = None
-        self.reader = StepReader()
+        self.reader: StepReader | None = None
+        self.disputed: dict[Coup, _Failed] = {}  # not by the rules, unless reopened
         self.table: TableMoney | None = None
         self.backlog: list[tuple[dict[str, Any], list[Record]]] = []  # before limits known
         self.results: dict[Coup, tuple[int, dict[str, Any]]] = {}
@@ -146,8 +150,6 @@ class MoneyCheck:
         self.settled: dict[Coup, int] = {}
         self.pending: dict[Coup, tuple[int, str]] = {}  # decided, awaiting settlement
         self.seen_money = False  # a round or settlement before: a later one must pair up
-        self.seating: dict[str, Any] | None = None
-        self.round_limits: dict[str, Any] | None = None
         self.bank: dict[str, Any] | None = None  # the bank's state, as last recorded
 
     # --- feeding ----------------------------------------------------------------------------
@@ -163,6 +165,8 @@ class MoneyCheck:
 
     def finish(self) -> MoneySummary:
         self._flush()
+        if self.failure is None and self.disputed:
+            self.failure = min(self.disputed.values(), key=lambda f: f.idx)
         if self.failure is None and self.pending:
             coup, (idx, held) = min(self.pending.items(), key=lambda item: item[1][0])
             self.failure = _Failed(idx, f"coup.result of shoe {coup[0]} coup {coup[1]}: "
@@ -239,10 +243,14 @@ class MoneyCheck:
         return None
 
     def _daemon_start(self, body: dict[str, Any]) -> None:
+        """The table's profile; and, before its money starts, the limits its configuration
+        starts it with (a later change of the configuration is a `money.limits` record)."""
         before = self.profile
         self._set_profile(body.get("profile"))
         if before is not None and self.profile is not before:
             self.table, self.backlog = None, []  # another game: its money starts afresh
+        if self.table is not None or self.backlog:
+            return
         config = body.get("config")
         settings = config.get("money") if isinstance(config, dict) else None
         self.limits = None
@@ -251,9 +259,6 @@ class MoneyCheck:
                 self.limits = table_limits(self.profile, settings)
             except (LimitsError, ValueError):
                 self.limits = None
-        if self.table is not None and self.limits is not None:
-            self.table = with_limits(self.table, self.limits)
-        self.restarted = True
 
     def _set_profile(self, name: Any) -> None:
         if not isinstance(name, str):
@@ -275,6 +280,8 @@ class MoneyCheck:
             raise _Failed(money[0].idx, f"{money[0].kind}: money recorded, but the table plays "
                                         f"{self.named!r}, which has no money rules")
         bodies = [r.body for r in money]
+        if self.reader is None or self.reader.profile is not self.profile:
+            self.reader = StepReader(self.profile)
         try:
             steps = self.reader.read(bodies, self._result_for)
         except StepError as error:
@@ -291,11 +298,17 @@ class MoneyCheck:
         try:  # the coups: each round, each settlement against its round and result
             for op, start, end in steps:
                 made = money[start:end]
+                if op["op"] not in KEEPS_LAST:
+                    self._judge(made[0].idx)
                 if op["op"] == "settle":
                     self._settlement(made[0])
                 elif op["op"] == "close":
                     self._none_left(made[-1])
                     self._closed(made[-1])
+                elif op["op"] == "correct":
+                    self._closed(made[-1])
+                elif op["op"] == "reopen":
+                    self._reopened(made[0])
         except _Failed as failure:
             failures.append(failure)
         try:  # the actions played again
@@ -307,6 +320,27 @@ class MoneyCheck:
             failures.append(failure)
         if failures:  # the first record wrong; a coup's own check before the actions'
             raise min(failures, key=lambda f: f.idx)
+
+    def _judge(self, before: int) -> None:
+        """A settlement not by the rules may be reopened only until the next action that is
+        not a settlement, a new shoe, a reopening or a change of limits: after that (or at
+        the end) it stands as the first failure."""
+        if self.disputed:
+            failure = min(self.disputed.values(), key=lambda f: f.idx)
+            if failure.idx < before:
+                raise failure
+
+    def _reopened(self, record: Record) -> None:
+        """A supervisor reopened the last settlement (`money.correction` of the settlement):
+        one not by the rules is corrected (and counted as such); the corrected one is checked
+        when the reopening is played again."""
+        coup = _coup_of(record.body)
+        disputed = None if coup is None else self.disputed.pop(coup, None)
+        if coup is not None and disputed is not None:
+            self.summary.corrected.append(
+                f"shoe {coup[0]} coup {coup[1]}, {self.where(disputed.idx)}, corrected by "
+                f"{self.where(record.idx)}")
+        self.summary.reopened += 1
 
     def _closed(self, record: Record) -> None:
         coup = _coup_of(record.body)
@@ -352,22 +386,25 @@ class MoneyCheck:
             raise fail(f"its outcome {body.get('outcome')!r} is not the one the ledger "
                        f"published for shoe {coup[0]} coup {coup[1]}, "
                        f"{line.get('outcome')!r} (record {result_idx})")
-        if line.get("outcome") in ("void", "cancelled"):
-            self._returned(body, fail)
-            self.summary.voids += 1
         closed = self.rounds.pop(coup, None)
-        if closed is None:
-            if self.seen_money or self.from_start:
-                raise fail(f"no money.round closed shoe {coup[0]} coup {coup[1]} before it "
-                           "(the stakes it settles are not in the ledger)")
-            self.summary.before_range += 1
-        else:
-            round_idx, round_body = closed
-            found = check_settlement(self.profile, round_body, line, body)
-            if found is not None:
-                raise fail(f"{found} (for its round, record {round_idx}, and the result "
-                           f"published, record {result_idx})")
-            self.summary.settlements += 1
+        if closed is None and (self.seen_money or self.from_start):
+            raise fail(f"no money.round closed shoe {coup[0]} coup {coup[1]} before it "
+                       "(the stakes it settles are not in the ledger)")
+        try:  # not by the rules: a failure unless a supervisor reopens it at once
+            if line.get("outcome") in ("void", "cancelled"):
+                self._returned(body, fail)
+                self.summary.voids += 1
+            if closed is None:
+                self.summary.before_range += 1
+            else:
+                round_idx, round_body = closed
+                found = check_settlement(self.profile, round_body, line, body)
+                if found is not None:
+                    raise fail(f"{found} (for its round, record {round_idx}, and the result "
+                               f"published, record {result_idx})")
+                self.summary.settlements += 1
+        except _Failed as failure:
+            self.disputed[coup] = failure
         self.settled[coup] = record.idx
         self.pending.pop(coup, None)
         self.results.pop(coup, None)
@@ -414,14 +451,12 @@ class MoneyCheck:
         if self.table is None:
             self._start(op, made)
             return
-        if op["op"] == "close" and self.restarted and self.limits is None:
-            recorded = made[-1].body.get("limits")
-            if isinstance(recorded, dict) and recorded != self.table.limits.to_dict():
-                with contextlib.suppress(KeyError, TypeError, ValueError):
-                    self.table = with_limits(self.table, TableLimits.from_dict(recorded))
         before = self.table
         self.table, found = check_step(before, op, [r.body for r in made])
-        if found is not None:
+        coup = _coup_of(made[0].body) if op["op"] == "settle" else None
+        if found is not None and coup in self.disputed:
+            self.table = self.table.with_recorded(made[0].body)  # as the daemon keeps it
+        elif found is not None:
             self._differs(before, op, made, found)
 
     @staticmethod
@@ -456,8 +491,8 @@ class MoneyCheck:
 
     def _start(self, op: dict[str, Any], made: list[Record]) -> None:
         """No table to play on yet: from the ledger's start, the table as it begins (once
-        its limits are known); else the first settled coup whose records give the bank,
-        the seating and the limits (a Punto Banco round closed, for Punto Banco)."""
+        its limits are known); else from the first new shoe's `money.table` record (the
+        table's money whole, bank, seating, limits and all)."""
         assert self.profile is not None
         profile = self.profile
         if self.from_start:
@@ -480,38 +515,22 @@ class MoneyCheck:
                 if found is not None:
                     self._differs(before, earlier, records, found)
             return
-        last = made[-1].body
-        try:
-            if profile.game is Game.PUNTO_BANCO and op["op"] == "close":
-                limits = TableLimits.from_dict(last["limits"])
-                self.table = TableMoney(profile, limits,
-                                        round=BetRound.from_record(profile, last))
-            elif (profile.game is Game.CHEMIN_DE_FER and last.get("change") == "settled"
-                  and self.seating is not None and self.round_limits is not None):
-                limits = TableLimits.from_dict(self.round_limits)
-                self.table = TableMoney(profile, limits, Seating.from_dict(self.seating),
-                                        Bank.from_dict(profile, limits, last["bank"]))
-            else:
-                return
-        except (RecordError, KeyError, TypeError, ValueError):
-            return  # a state that cannot be read: the next settled coup, then
+        if made[-1].kind != "money.table":
+            return
+        try:  # the table's money whole, as the daemon writes it at each new shoe
+            self.table = TableMoney.from_snapshot(profile, made[-1].body)
+        except RecordError:
+            return  # a state that cannot be read: from the next shoe's, then
         self.summary.played_from = made[-1].idx + 1
 
     def _track(self, made: list[Record]) -> None:
         for record in made:
             body = record.body
             if record.kind == "money.round":
-                if isinstance(body.get("seating"), dict):
-                    self.seating = body["seating"]
-                if isinstance(body.get("limits"), dict):
-                    self.round_limits = body["limits"]
                 if isinstance(body.get("bank"), dict):
                     self.bank = {**(self.bank or {}), "phase": "held",
                                  "holder": body["bank"].get("banker")}
-                self.restarted = False
                 self.seen_money = True
-            elif record.kind == "money.seating" and isinstance(body.get("seating"), dict):
-                self.seating = body["seating"]
             elif record.kind == "money.bank" and isinstance(body.get("bank"), dict):
                 self.bank = body["bank"]
 

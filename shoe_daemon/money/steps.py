@@ -18,6 +18,10 @@ Where one action makes several records, the reader knows them by their shape:
 | `money.withdrawn` `withdrawn`, its shares', (`money.stake_changed` of a share) | `withdraw` |
 | (`money.bank` `open_bank_fixed`), (`money.stake` `difference`), `money.round` | `close` |
 | `money.settlement`, (`money.bank` `settled`) | `settle` |
+| `money.bank` `new_shoe` (or `money.shoe`), `money.table` | `new_shoe` |
+| `money.correction` `stake`, what it withdrew and placed again, ..., `money.round` | `correct` |
+| `money.correction` `settlement`, (`money.bank` `corrected`) | `reopen` |
+| `money.limits` | `limits` (the supervisor's changes, or the configuration's `[money]`) |
 
 A settlement's action takes the `coup.result` line the ledger published for its coup, which
 the caller gives (`result_for`): the settlement is thereby played against the published
@@ -29,7 +33,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from shoe_daemon.game.rules import Game
+from shoe_daemon.money.limits import TableLimits
+from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.stakes import RecordError
+from shoe_daemon.money.table import LIMIT_KEYS, settings_of
 
 Op = dict[str, Any]
 ResultFor = Callable[[int, int], Mapping[str, Any]]
@@ -47,7 +55,6 @@ BANK_OPS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     "award": ("award", ()),
     "schokolade": ("schokolade", ()),
     "garage": ("garage", ("amount",)),
-    "new_shoe": ("new_shoe", ("shoe",)),
 }
 
 
@@ -64,7 +71,8 @@ class StepReader:
     """Reads money records back into actions; keeps what it needs across calls (the stakes
     of the round in play), so a ledger can be read one transaction at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: MoneyProfile) -> None:
+        self.profile = profile
         self.stakes: dict[str, Mapping[str, Any]] = {}  # the round in play's, by id
 
     def read(self, records: Sequence[Mapping[str, Any]], result_for: ResultFor
@@ -127,7 +135,15 @@ class StepReader:
             if event == "money.seating":
                 return {"op": record["change"], "seat": record["seat"]}, at + 1
             if event == "money.shoe":
-                return {"op": "new_shoe", "shoe": record["shoe"]}, at + 1
+                return {"op": "new_shoe", "shoe": record["shoe"]}, _then(records, at + 1,
+                                                                          "money.table")
+            if event == "money.limits":
+                return self._limits(record), at + 1
+            if event == "money.correction":
+                return self._correction(records, at)
+            if event == "money.table":
+                raise RecordError("the table's money whole, without the new shoe it is "
+                                  "written at")
         except KeyError as error:
             raise RecordError(f"{event} record without {error}") from None
         except (TypeError, AttributeError) as error:
@@ -203,12 +219,71 @@ class StepReader:
                 end += 1
             closing = _next(records, end - 1, "money.round")
             return {"op": "close", "shoe": closing["shoe"], "coup": closing["coup"]}, end + 1
+        if change == "new_shoe":
+            return {"op": "new_shoe", "shoe": record["shoe"]}, _then(records, at + 1,
+                                                                      "money.table")
         if change in BANK_OPS:
             name, fields = BANK_OPS[change]
             return {"op": name, **{f: record[f] for f in fields}}, at + 1
         if change == "settled":
             raise RecordError("a bank settled without the coup's settlement before it")
+        if change == "corrected":
+            raise RecordError("a bank corrected without the settlement reopened before it")
         raise RecordError(f"no action changes the bank by {change!r}")
+
+    def _limits(self, record: Mapping[str, Any]) -> Op:
+        """A change of limits: the supervisor's changes (the limits that differ), or the
+        configuration's whole `[money]` as the daemon takes it at start."""
+        op: Op = {"op": "limits", "by": record["by"], "reason": record["reason"],
+                  "source": record["source"]}
+        cdf = self.profile.game is Game.CHEMIN_DE_FER
+        if record["source"] == "configuration":
+            return {**op, **settings_of(TableLimits.from_dict(record["limits"]), cdf)}
+        before, after = record["before"], record["limits"]
+        return {**op, **{key: "none" if after[key] is None else after[key]
+                         for key in LIMIT_KEYS[self.profile.game] if before[key] != after[key]}}
+
+    def _correction(self, records: Sequence[Mapping[str, Any]], at: int) -> tuple[Op, int]:
+        record = records[at]
+        op: Op = {"by": record["by"], "reason": record["reason"]}
+        if record["change"] == "settlement":
+            return {"op": "reopen", "how": record["how"], **op}, _then(records, at + 1,
+                                                                        "money.bank", "corrected")
+        if record["change"] != "stake":
+            raise RecordError(f"no action corrects {record['change']!r}")
+        end = at + 1
+        while end < len(records) and not _is(records[end], "money.round"):
+            end += 1
+        if end == len(records):
+            raise RecordError("a stake corrected without its round closed again")
+        op = {"op": "correct", "amount": record["amount"], **op}
+        if record["stake"] is not None:
+            return {**op, "stake": record["stake"]}, end + 1
+        placed = next((r for r in records[at + 1:end] if _is(r, "money.bet") or (
+            _is(r, "money.stake") and r["stake"]["kind"] != "difference")), None)
+        if placed is None:
+            raise RecordError("a stake missed and corrected, without the stake placed")
+        if _is(placed, "money.bet"):
+            return {**op, "box": placed["bet"]["box"], "bet": placed["bet"]["bet"]}, end + 1
+        stake = placed["stake"]
+        op["who"] = stake["who"]
+        if stake["kind"] in BANCO_KINDS:
+            op["kind"] = stake["kind"]
+        if stake["over_line"]:
+            op["over_line"] = True
+        if stake["box"] is not None:
+            op["box"] = stake["box"]
+        return op, end + 1
+
+
+def _then(records: Sequence[Mapping[str, Any]], at: int, event: str,
+          change: str | None = None) -> int:
+    """Where an action's records end: after `records[at]` if it is the `event` (of that
+    `change`) the action makes last, else at it."""
+    if at < len(records) and _is(records[at], event) and (
+            change is None or records[at].get("change") == change):
+        return at + 1
+    return at
 
 
 def _is(record: Mapping[str, Any], event: str) -> bool:

@@ -21,8 +21,8 @@ from shoe_daemon.money.stakes import RecordError
 from shoe_daemon.money.steps import StepReader
 from shoe_daemon.money.table import TableMoney
 from shoe_daemon.money.verify import check_step
-from tests.money import test_bank, test_round, test_settlement
-from tests.money.support import Desk, line
+from tests.money import test_bank, test_round, test_settlement, test_supervisor
+from tests.money.support import Desk, line, profile
 from tests.money.test_properties import BANKER_CARDS, CDF_OPS, OUTCOMES, PB_OPS, fields
 
 
@@ -35,14 +35,15 @@ def random_session(name: str, data: st.DataObject) -> Desk:
     desk = Desk(name, sorted(seated))
     for _ in range(data.draw(st.integers(5, 150))):
         table = desk.table
-        if (table.round is not None and table.round.closed is not None) or table.unbanked:
+        closed = table.round is not None and table.round.closed is not None
+        if table.unbanked or (closed and data.draw(st.integers(0, 3)) > 0):
             outcome = data.draw(st.sampled_from(OUTCOMES))
             cards = None if cdf or outcome in ("void", "cancelled") else (
                 *data.draw(st.sampled_from(BANKER_CARDS)), "3H")
             op, action = "settle", {"result": line(name, desk.shoe, desk.coup, outcome,
                                                    banker=cards)}
         else:
-            op = data.draw(st.sampled_from(CDF_OPS if cdf else PB_OPS))
+            op = "correct" if closed else data.draw(st.sampled_from(CDF_OPS if cdf else PB_OPS))
             action = fields(data, desk, op, places)
         try:
             desk.do(op, **action)
@@ -61,7 +62,7 @@ def test_records_read_back_into_their_actions(name: str, data: st.DataObject) ->
     desk = random_session(name, data)
     results = {(s[0]["result"]["shoe"], s[0]["result"]["coup"]): s[0]["result"]
                for s in desk.steps if s[0]["op"] == "settle"}
-    reader = StepReader()
+    reader = StepReader(desk.profile)
     table = TableMoney.start(desk.profile, desk.limits)
     read: list[list[dict[str, Any]]] = []
     for _, records in desk.steps:  # one action a transaction, as the ledger holds them
@@ -74,7 +75,7 @@ def test_records_read_back_into_their_actions(name: str, data: st.DataObject) ->
     assert table.summary() == desk.table.summary()
     # The whole stream at once reads the same.
     flat = [r for _, records in desk.steps for r in records]
-    spans = StepReader().read(flat, lambda s, c: results[(s, c)])
+    spans = StepReader(desk.profile).read(flat, lambda s, c: results[(s, c)])
     assert [flat[a:b] for _, a, b in spans] == read
 
 
@@ -84,7 +85,8 @@ def test_the_settle_action_takes_the_published_result() -> None:
     desk.do("stake", who="seat 3", amount="300")
     settlement = desk.coup_played("banker")
     published = line("baden", 1, 1, "punter")
-    ops = StepReader().read([settlement, *desk.steps[-1][1][1:]], lambda s, c: published)
+    ops = StepReader(desk.profile).read([settlement, *desk.steps[-1][1][1:]],
+                                        lambda s, c: published)
     assert ops == [({"op": "settle", "result": published}, 0, 2)]
 
 
@@ -106,14 +108,14 @@ def test_the_settle_action_takes_the_published_result() -> None:
 ])
 def test_records_no_action_makes(records: list[dict[str, Any]], says: str) -> None:
     with pytest.raises(RecordError, match=says):
-        StepReader().read(records, lambda s, c: {})
+        StepReader(profile("baden")).read(records, lambda s, c: {})
 
 
 def read_back(desk: Desk) -> list[tuple[str, list[str]]]:
     """`desk`'s records, read back one action a transaction, make themselves again."""
     results = {(op["result"]["shoe"], op["result"]["coup"]): op["result"]
                for op, _ in desk.steps if op["op"] == "settle"}
-    reader = StepReader()
+    reader = StepReader(desk.profile)
     table = TableMoney.start(desk.profile, desk.limits)
     shapes = []
     for _, records in desk.steps:
@@ -149,6 +151,16 @@ SCENARIOS = [  # the bank's and the round's scenarios, with every shape of sever
     (test_round.test_open_bank_is_fixed_when_betting_closes, {}),
     (test_settlement.test_schokolade_worked_example, {}),
     (banco_withdrawn_with_its_shares, {}),
+    (test_supervisor.test_the_inspector_changes_the_minimum_during_a_game_001, {}),
+    (test_supervisor.test_the_configuration_may_change_the_make_up_of_the_table, {}),
+    (test_supervisor.test_a_stake_keyed_wrong_is_corrected_after_the_deal, {}),
+    (test_supervisor.test_a_stake_never_there_goes_and_one_missed_comes, {}),
+    (test_supervisor.test_a_banco_with_the_table_corrected_answers_for_a_new_difference_000, {}),
+    (test_supervisor.test_punto_banco_a_bet_corrected, {}),
+    (test_supervisor.test_a_coup_found_void_after_its_settlement_returns_every_stake, {}),
+    (test_supervisor.test_a_bank_that_ended_comes_back_with_its_set_aside_handed_back, {}),
+    (test_supervisor.test_punto_banco_an_egalite_found_void, {}),
+    (test_supervisor.test_a_new_shoe_records_the_table_whole, {"name": "baden-punto-banco"}),
 ]
 
 
@@ -176,6 +188,12 @@ def test_every_shape_of_the_scenarios_reads_back(monkeypatch: pytest.MonkeyPatch
         ("bid", ("money.bank",)), ("award", ("money.bank",)),
         ("to_auction", ("money.bank",)), ("accept_offer", ("money.bank",)),
         ("schokolade", ("money.bank",)), ("garage", ("money.bank",)),
-        ("new_shoe", ("money.bank",)),
+        ("new_shoe", ("money.bank", "money.table")), ("new_shoe", ("money.shoe", "money.table")),
+        ("limits", ("money.limits",)),
+        ("correct", ("money.correction", "money.withdrawn", "money.stake", "money.round")),
+        ("correct", ("money.correction", "money.withdrawn", "money.round")),
+        ("correct", ("money.correction", "money.stake", "money.round")),
+        ("correct", ("money.correction", "money.withdrawn", "money.bet", "money.round")),
+        ("reopen", ("money.correction", "money.bank")), ("reopen", ("money.correction",)),
     ]:
         assert shape in shapes, shape
