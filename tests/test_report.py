@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from datetime import time as clock_time
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 
 from hil.dealer import GameFaults
+from hil.processes import ROOT
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.export import export as write_export
 from shoe_daemon.audit.layout import iso
@@ -27,6 +30,7 @@ from shoe_daemon.audit.ledger import Record
 from shoe_daemon.report.cli import current_shift, ns, parse_shifts
 from shoe_daemon.service.cli import main
 from tests.money_ledger import SECOND, T0_NS, Clock, MoneyTable, records_of
+from tests.money_support import money_table
 from tests.test_audit_money import at, forge
 
 D0 = Decimal(0)
@@ -60,28 +64,32 @@ def punto_banco(tmp_path_factory) -> Path:
 def expected(records: list[Record], first: int = 1, last: int | None = None
              ) -> dict[int, dict[str, Any]]:
     """Per shoe, from the records of the range alone: the outcomes of the coups published,
-    and the money of the settlements."""
+    and the money of the settlements (a settlement a supervisor reopened: as corrected)."""
     last = records[-1].idx if last is None else last
     shoes: dict[int, dict[str, Any]] = defaultdict(lambda: {
         "outcomes": Counter(), "staked": D0, "drop": D0, "commission": D0, "settled": 0,
         "nets": defaultdict(lambda: [D0, D0])})
+    settled: dict[tuple[int, int], dict[str, Any]] = {}
     for r in records:
         if not first <= r.idx <= last:
             continue
         if r.kind == "result" and r.body["line"]["event"] == "coup.result":
             shoes[r.body["line"]["shoe"]]["outcomes"][r.body["line"]["outcome"]] += 1
-        if r.kind != "money.settlement":
-            continue
-        s = shoes[r.body["shoe"]]
+        if r.kind == "money.settlement":
+            settled[(r.body["shoe"], r.body["coup"])] = r.body
+        elif r.kind == "money.correction" and r.body["change"] == "settlement":
+            settled[(r.body["shoe"], r.body["coup"])] = r.body["settlement"]
+    for body in settled.values():
+        s = shoes[body["shoe"]]
         s["settled"] += 1
-        s["commission"] += Decimal(r.body["commission"])
-        void = r.body["outcome"] in ("void", "cancelled")
-        for ln in r.body["lines"]:
+        s["commission"] += Decimal(body["commission"])
+        void = body["outcome"] in ("void", "cancelled")
+        for ln in body["lines"]:
             if ln["stake"] and not void and ln["result"] != "stays":
                 s["staked"] += Decimal(ln["staked"])
                 if ln["result"] in ("won", "lost"):
                     s["drop"] += Decimal(ln["in_play"])
-            side = ("punters" if ln["stake"] else "bank") if r.body["profile"] == "baden" \
+            side = ("punters" if ln["stake"] else "bank") if body["profile"] == "baden" \
                 else ln["kind"]
             net = Decimal(ln["net"])
             s["nets"][side][0 if net > 0 else 1] += abs(net)
@@ -234,6 +242,94 @@ def test_the_report_of_an_export_is_the_ledgers(baden: Path, tmp_path: Path, cap
     assert from_export["source"].startswith(f"export {tmp_path / 'export'}: export intact")
     for part in ("shoes", "total", "records", "table", "profile", "currency"):
         assert from_export[part] == from_ledger[part], part
+
+
+@pytest.mark.parametrize("profile", ["baden", "baden-punto-banco"])
+def test_a_supervisors_corrections_in_the_figures(tmp_path: Path, profile: str,
+                                                  capsys) -> None:
+    """Stakes corrected after "Rien ne va plus", settlements reopened as void, limits
+    changed: the figures are the corrected settlements' sums, each correction listed with
+    who made it and why."""
+    state = tmp_path / "state"
+    MoneyTable(state, profile, seed=5, shoes=2, supervisor=True).run()
+    code, got, err = report(capsys, "--state-dir", state, "--all", "--json")
+    assert code == 0, err
+    records = records_of(state)
+    want = expected(records)
+    for shoe in got["shoes"]:
+        check_figures(shoe, want[shoe["shoe"]])
+    corrections = [r for r in records if r.kind == "money.correction"]
+    listed = [c for shoe in got["shoes"] for c in shoe["corrections"]]
+    assert [c["ledger_index"] for c in listed] == [r.idx for r in corrections]
+    assert {(c["change"], c["by"]) for c in listed} == {("stake", "ana"), ("settlement", "ana")}
+    assert all(c["reason"] for c in listed)
+    reopened = [r.body for r in corrections if r.body["change"] == "settlement"]
+    found_void = [v for shoe in got["shoes"] for v in shoe["voids"]
+                  if v["how"] == "a supervisor reopened the settlement as void"]
+    assert len(found_void) == len(reopened) > 0 and all(v["by"] == "ana" for v in found_void)
+    assert got["total"]["corrections"] == len(corrections)
+    # a reopened coup's money is its correction's, not the settlement it replaced
+    for body in reopened:
+        shoe = next(s for s in got["shoes"] if s["shoe"] == body["shoe"])
+        original = body["original"]
+        assert original["outcome"] != "void" and body["settlement"]["outcome"] == "void"
+        assert shoe["settled"] == want[body["shoe"]]["settled"]
+    code, text, _ = report(capsys, "--state-dir", state, "--all")
+    assert "  Corrections:" in text
+
+
+def test_the_live_ledger_while_the_daemon_runs(tmp_path: Path) -> None:
+    """`shoe-daemon report` run as the pit runs it, another process beside the real daemon
+    while it takes stakes and settles coups: every report checks and reports what was
+    committed when it read (a prefix of the day, never half a transaction), and changes
+    nothing in the ledger (it opens it read-only)."""
+    state = tmp_path / "state"
+    argv = [sys.executable, "-m", "shoe_daemon.service.cli", "report", "--state-dir",
+            str(state), "--all", "--json"]
+    reports: list[tuple[int, dict[str, Any] | str, list[Record]]] = []
+    with money_table(state, "baden") as play:
+        play.seat(1, 2, 3, 5, 7)
+        play.ok("take_bank", who="seat 1", amount="800")
+        running: subprocess.Popen[str] | None = None
+        for n in range(8):
+            punter = next(f"seat {p}" for p in (3, 5) if f"seat {p}" != play.bank()["holder"])
+            play.ok("stake", who=punter, amount=str(100 + 10 * n))
+            play.ok("stake", who="outsider A", amount="50")
+            if running is not None:  # a report read while this coup's stakes were taken
+                out, err = running.communicate(timeout=120)
+                reports.append((running.returncode, json.loads(out) if out else err,
+                                records_of(state)))
+            running = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+            play.coup("banker" if n % 3 else "punter")
+            money = play.t.loop.table.till.money
+            if money.bank.phase.value != "held":  # the bank passed: the next in turn takes it
+                play.ok("take_bank", who=f"seat {money.bank.turn(money.seating)}",
+                        amount="800")
+        assert running is not None
+        out, err = running.communicate(timeout=120)
+        reports.append((running.returncode, json.loads(out) if out else err,
+                        records_of(state)))
+        before = records_of(state)
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert [(r.idx, r.hash) for r in records_of(state)] == \
+            [(r.idx, r.hash) for r in before]  # the report wrote nothing
+        final = json.loads(done.stdout)
+    for code, got, after in reports:
+        assert code == 0, got
+        assert isinstance(got, dict)
+        last = got["records"]["last"]
+        assert last <= after[-1].idx
+        seen = [r for r in after if r.idx <= last]
+        want = expected(seen)
+        for shoe in got["shoes"]:
+            check_figures(shoe, want[shoe["shoe"]])
+        assert got["total"]["settled"] == sum(r.kind == "money.settlement" for r in seen)
+    assert final["total"]["settled"] == 8
+    assert final["records"]["last"] == before[-1].idx
+    settled = [got["total"]["settled"] for _, got, _ in reports if isinstance(got, dict)]
+    assert settled == sorted(settled) and settled[-1] == 8
 
 
 def test_the_readable_text(baden: Path, capsys) -> None:
