@@ -545,15 +545,16 @@ def test_a_reopened_void_that_keeps_a_stake(supervised: tuple[Path, Path], capsy
     def keep(records: Records) -> None:
         i = at(records, "money.correction", lambda b: b["change"] == "settlement"
                and b["how"] == "void" and any(ln["stake"] for ln in b["settlement"]["lines"]))
-        line = next(ln for ln in records[i]["body"]["settlement"]["lines"] if ln["stake"])
+        lines = records[i]["body"]["settlement"]["lines"]
+        line = next(ln for ln in lines if ln["stake"])
         line.update(result="lost", paid="0.00", net=f"-{line['staked']}")
-        seen.update(records=list(records), i=i)
+        seen.update(records=list(records), i=i, n=lines.index(line))
 
     forge(export, state, keep)
     err = failed(capsys, export)
     records, i = seen["records"], seen["i"]
-    assert where(records, i) + "money.correction: settlement.lines[" in err
-    assert "from the actions recorded before it" in err
+    assert where(records, i) + f"money.correction: settlement.lines[{seen['n']}].result: " \
+        "recorded 'lost', the rules give 'returned', from the actions recorded before it" in err
 
 
 def test_a_stake_correction_that_names_another_amount(supervised: tuple[Path, Path],
