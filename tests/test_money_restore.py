@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from shoe_daemon.audit import cli as audit_cli
 from shoe_daemon.audit.ledger import Ledger, canonical
 from shoe_daemon.console.replay_file import ReplayFile, beside
 from shoe_daemon.console.till import MONEY_KINDS
@@ -28,7 +29,17 @@ def money_records(state: Path) -> list[dict]:
         ledger.close()
 
 
-def test_the_bank_outlives_its_shoe_and_a_restart(tmp_path):
+def verified(state: Path, capsys) -> str:
+    """`audit verify` of the daemon's own ledger: its summary line (the money played again
+    across the restarts, the configuration's and the supervisor's changes of limits)."""
+    code = audit_cli.main(["audit", "verify", "--state-dir", str(state)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "actions played again by the rules from record " in out
+    return out
+
+
+def test_the_bank_outlives_its_shoe_and_a_restart(tmp_path, capsys):
     state = tmp_path / "state"
     with money_table(state, "baden") as play:
         play.seat(1, 2, 3, 5, 7)
@@ -51,6 +62,7 @@ def test_the_bank_outlives_its_shoe_and_a_restart(tmp_path):
         settlement = play.coup("punter")
         assert settlement["bank"]["before"] == "1170.00"
         assert [line["stake"] for line in settlement["lines"]][:1] == ["s1"]
+    assert "money: 2 settlements follow their rounds and results, " in verified(state, capsys)
 
 
 def test_a_coup_dealt_before_a_stop_is_settled_after_it(tmp_path):
@@ -69,7 +81,7 @@ def test_a_coup_dealt_before_a_stop_is_settled_after_it(tmp_path):
         assert settlement["lines"][0]["net"] == "40.00" and settlement["bank"]["ends"]
 
 
-def test_a_supervisors_limits_stand_until_the_configuration_changes(tmp_path):
+def test_a_supervisors_limits_stand_until_the_configuration_changes(tmp_path, capsys):
     state = tmp_path / "state"
     with money_table(state, "baden") as play:
         play.ok("limits", as_=play.ana, min_stake="20", reason="the inspector's order")
@@ -83,9 +95,12 @@ def test_a_supervisors_limits_stand_until_the_configuration_changes(tmp_path):
     with console_table(state, "baden", money={**SETTINGS["baden"], "min_stake": 50}) as t:
         assert str(t.loop.table.till.money.limits.min_stake) == "50"
         assert len(t.records("money.limits")) == 2  # the same file: nothing new
+        Play(t).hello()
+        t.shoe.feed(deal("punter", 0))  # a coup under the configuration's new limits
+    assert "money: 1 settlements follow their rounds and results, " in verified(state, capsys)
 
 
-def test_replay_console_gives_the_same_settlements_byte_for_byte(tmp_path):
+def test_replay_console_gives_the_same_settlements_byte_for_byte(tmp_path, capsys):
     state = tmp_path / "state"
     with money_table(state, "baden") as play:
         play.seat(1, 2, 3, 4, 5, 7)
@@ -121,3 +136,4 @@ def test_replay_console_gives_the_same_settlements_byte_for_byte(tmp_path):
     settlements = [canonical(x) for x in printed if x["event"] == "money.settlement"]
     assert settlements == [canonical(x) for x in recorded if x["event"] == "money.settlement"]
     assert len(settlements) == 4
+    assert ", 1 reopened by a supervisor, " in verified(state, capsys)

@@ -4,8 +4,8 @@
 `shoe-floor export` (shoe_floor.export) from the records the floor collected, one directory
 per table; what both write is therefore by construction the same files, checked by the same
 `audit verify` (shoe_daemon.audit.verify). The source checks the chain of the records it
-hands over (and their seals where it holds the ledger key); the builder writes
-events.jsonl and coups.csv from them and then the signed manifest, and `staged` puts the
+hands over (and their seals where it holds the ledger key); the builder writes events.jsonl,
+coups.csv and settlements.csv from them and then the signed manifest, and `staged` puts the
 whole export in place atomically, so a failed export leaves nothing behind.
 """
 
@@ -31,12 +31,14 @@ from shoe_daemon.audit.layout import (
     FORMAT,
     MANIFEST,
     PUBLIC_KEY,
+    SETTLEMENTS,
     SIGNATURE,
     iso,
     manifest_bytes,
 )
 from shoe_daemon.audit.ledger import Record, canonical
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
+from shoe_daemon.audit.settlements import SettlementsTable
 
 
 class ExportBuilder:
@@ -56,13 +58,14 @@ class ExportBuilder:
         self.earliest = self.latest = 0  # the wall times of the range's records
         self.counts: Counter[str] = Counter()
         self.coups = CoupsTable()
+        self.settlements = SettlementsTable()
         self.hashes: dict[str, str] = {}
 
     def write(self, records: Iterable[Record]) -> None:
-        """events.jsonl and coups.csv from `records`, in order and already checked by their
-        source, from any record at or before `first` (those before it are read only for the
-        daemon.start that names the software) up to `last`. VerifyFailed naming the first
-        record missing if they stop short of `last`."""
+        """events.jsonl, coups.csv and settlements.csv from `records`, in order and already
+        checked by their source, from any record at or before `first` (those before it are
+        read only for the daemon.start that names the software) up to `last`. VerifyFailed
+        naming the first record missing if they stop short of `last`."""
         seen: Record | None = None
         digest = hashlib.sha256()
         with (self.outdir / EVENTS).open("wb") as events:
@@ -85,12 +88,16 @@ class ExportBuilder:
                 digest.update(line)
                 self.counts[record.kind] += 1
                 self.coups.feed(record)
+                self.settlements.feed(record)
         if self.tail is None or self.tail.idx != self.last:
             missing = self.first if seen is None else seen.idx + 1
             raise VerifyFailed(f"record {missing}: missing (the range ends at {self.last})")
         coups = self.coups.text().encode()
         (self.outdir / COUPS).write_bytes(coups)
-        self.hashes = {EVENTS: digest.hexdigest(), COUPS: hashlib.sha256(coups).hexdigest()}
+        settlements = self.settlements.text().encode()
+        (self.outdir / SETTLEMENTS).write_bytes(settlements)
+        self.hashes = {EVENTS: digest.hexdigest(), COUPS: hashlib.sha256(coups).hexdigest(),
+                       SETTLEMENTS: hashlib.sha256(settlements).hexdigest()}
 
     def sign(self, key: keys.TableKey, *, ledger: dict[str, Any], created: str, exporter: str,
              **sections: Any) -> dict[str, Any]:
@@ -119,6 +126,8 @@ class ExportBuilder:
             },
             "counts": dict(sorted(self.counts.items())),
             "coups": len(self.coups.rows),
+            "settlements": {"coups": self.settlements.settlements,
+                            "lines": len(self.settlements.rows)},
             "chain": {"prev": self.head.prev, "last": self.tail.hash},
             "files": self.hashes,
             "sha256sum": [f"{self.hashes[name]}  {name}" for name in DATA_FILES],

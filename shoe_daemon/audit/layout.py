@@ -5,6 +5,8 @@ shoe_daemon.audit.verify and shoe_daemon.audit.retention (docs/audit.md has the 
 An export is a directory a regulator can check with standard tools:
 - `events.jsonl`: the ledger's records in the range, one canonical JSON object a line;
 - `coups.csv`: one row per decided coup, rebuilt deterministically from those records;
+- `settlements.csv`: one row per line of each coup's settlement (the money), rebuilt the
+  same way (format 2; an export of format 1, made before the money, has none);
 - `manifest.json`: what was exported (table, software, index and time range, counts per
   kind, the chain's two ends, each file's SHA-256, the signing key's id);
 - `manifest.sig`: the raw 64-byte Ed25519 signature over the exact bytes of manifest.json;
@@ -21,14 +23,21 @@ from typing import Any
 
 from shoe_daemon.audit.reader import VerifyFailed
 
-FORMAT = "shoe-daemon-audit-export/1"
+FORMAT = "shoe-daemon-audit-export/2"
 EVENTS = "events.jsonl"
 COUPS = "coups.csv"
+SETTLEMENTS = "settlements.csv"
 MANIFEST = "manifest.json"
 SIGNATURE = "manifest.sig"
 PUBLIC_KEY = "table.pub.pem"
-DATA_FILES = (COUPS, EVENTS)
-EXPORT_FILES = (EVENTS, COUPS, MANIFEST, SIGNATURE, PUBLIC_KEY)
+DATA_FILES = (COUPS, EVENTS, SETTLEMENTS)
+EXPORT_FILES = (EVENTS, COUPS, SETTLEMENTS, MANIFEST, SIGNATURE, PUBLIC_KEY)
+#: The data files of each format `audit verify` reads: format 1 is an export made before
+#: the money (no settlements.csv), still checked as it was signed.
+FORMATS = {
+    "shoe-daemon-audit-export/1": (COUPS, EVENTS),
+    FORMAT: DATA_FILES,
+}
 RECORD_FIELDS = ("idx", "wall_ns", "mono_ns", "boot", "kind", "body", "prev", "hash", "mac")
 
 
@@ -46,17 +55,23 @@ def manifest_bytes(manifest: dict[str, Any]) -> bytes:
 def check_manifest(manifest: Any) -> None:
     """VerifyFailed unless `manifest` has the fields the checks of an export rely on."""
     try:
-        ok = (manifest["format"] == FORMAT
+        ok = (manifest["format"] in FORMATS
               and isinstance(manifest["records"]["first"], int)
               and isinstance(manifest["records"]["last"], int)
               and isinstance(manifest["chain"]["prev"], str)
               and isinstance(manifest["chain"]["last"], str)
-              and set(manifest["files"]) == set(DATA_FILES)
+              and set(manifest["files"]) == set(FORMATS[manifest["format"]])
               and isinstance(manifest["counts"], dict))
     except (KeyError, TypeError):
         ok = False
     if not ok:
-        raise VerifyFailed(f"{MANIFEST}: not a {FORMAT} manifest")
+        raise VerifyFailed(f"{MANIFEST}: not a {FORMAT} manifest (nor one of "
+                           f"{', '.join(f for f in FORMATS if f != FORMAT)})")
+
+
+def data_files(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The data files a checked manifest's format holds, in its sha256sum order."""
+    return FORMATS[manifest["format"]]
 
 
 def exports_dir(state_dir: Path) -> Path:

@@ -1,6 +1,7 @@
 """`shoe-daemon audit verify`: an export checked as the regulator would (signature, files,
-the chain in events.jsonl, coups.csv rebuilt), and the live ledger (chain and seals, and
-that it still holds what each export given signed).
+the chain in events.jsonl, coups.csv and settlements.csv rebuilt, the money by the house's
+rules), and the live ledger (chain and seals, the money, and that it still holds what each
+export given signed).
 """
 
 from __future__ import annotations
@@ -17,17 +18,20 @@ from shoe_daemon.audit import keys
 from shoe_daemon.audit.coups import CoupsTable
 from shoe_daemon.audit.layout import (
     COUPS,
-    DATA_FILES,
     EVENTS,
     EXPORT_FILES,
     MANIFEST,
     PUBLIC_KEY,
     RECORD_FIELDS,
+    SETTLEMENTS,
     SIGNATURE,
     check_manifest,
+    data_files,
 )
-from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, Record, Start, canonical
+from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, LedgerError, Record, Start, canonical
+from shoe_daemon.audit.money_check import MoneyCheck
 from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
+from shoe_daemon.audit.settlements import SettlementsTable
 
 
 class _EventsCheck:
@@ -39,6 +43,11 @@ class _EventsCheck:
         self.count = 0
         self.counts: Counter[str] = Counter()
         self.coups = CoupsTable()
+        self.settlements = SettlementsTable()
+        first = self.first
+        self.money = MoneyCheck(from_start=first == 1, profile=manifest.get("profile"),
+                                where=lambda idx: f"record {idx} ({EVENTS} line "
+                                                  f"{idx - first + 1})")
         self.digest = hashlib.sha256()
 
     def read(self, path: Path) -> _EventsCheck:
@@ -85,6 +94,8 @@ class _EventsCheck:
             raise VerifyFailed(f"record {e.index} ({where}): {e.why}") from e
         self.counts[record.kind] += 1
         self.coups.feed(record)
+        self.settlements.feed(record)
+        self.money.feed(record)
 
 
 def _first_difference(expected: bytes, found: bytes) -> tuple[int, str, str]:
@@ -112,8 +123,8 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
     """Check an export; return a one-line summary, or VerifyFailed naming the first bad thing."""
     if not outdir.is_dir():
         raise AuditError(f"{outdir}: no such export directory")
-    for name in EXPORT_FILES:
-        if not (outdir / name).is_file():
+    for name in EXPORT_FILES:  # settlements.csv: once the manifest's format says it has one
+        if name != SETTLEMENTS and not (outdir / name).is_file():
             raise VerifyFailed(f"{name}: missing from the export")
     key_path = public_key or outdir / PUBLIC_KEY
     pub = public_key_at(key_path)
@@ -139,8 +150,11 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
         raise VerifyFailed(f"{PUBLIC_KEY}: key id {keys.key_id(included)} is not the signing "
                            f"key {kid} (replaced)")
     files = manifest["files"]
-    if manifest.get("sha256sum") != [f"{files[name]}  {name}" for name in DATA_FILES]:
+    if manifest.get("sha256sum") != [f"{files[name]}  {name}" for name in data_files(manifest)]:
         raise VerifyFailed(f"{MANIFEST}: its sha256sum lines disagree with its files")
+    for name in data_files(manifest):
+        if not (outdir / name).is_file():
+            raise VerifyFailed(f"{name}: missing from the export")
 
     events = _EventsCheck(manifest).read(outdir / EVENTS)
     last = manifest["records"]["last"]
@@ -165,11 +179,29 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
     if manifest.get("coups") != len(events.coups.rows):
         raise VerifyFailed(f"{MANIFEST}: says {manifest.get('coups')} coups, "
                            f"{EVENTS} has {len(events.coups.rows)}")
+    if SETTLEMENTS in files:
+        _same_file(outdir, SETTLEMENTS, events.settlements.text().encode(), files)
+        said = {"coups": events.settlements.settlements, "lines": len(events.settlements.rows)}
+        if manifest.get("settlements") != said:
+            raise VerifyFailed(f"{MANIFEST}: says settlements {manifest.get('settlements')}, "
+                               f"{EVENTS} has {said}")
+    money = events.money.finish()
     first = manifest["records"]["first"]
     return (f"export intact: records {first}..{last} ({events.count}), "
             f"{len(events.coups.rows)} coups, table {manifest.get('table')}, chain "
             f"{manifest['chain']['prev'][:12]}..{events.chain.prev[:12]}, signed by key id "
-            f"{kid} ({source})")
+            f"{kid} ({source}); {money.text()}")
+
+
+def _same_file(outdir: Path, name: str, rebuilt: bytes, files: dict[str, str]) -> None:
+    """A file rebuilt from events.jsonl is the exported one, byte for byte, and hashed so."""
+    found = (outdir / name).read_bytes()
+    if found != rebuilt:
+        line, want, got = _first_difference(rebuilt, found)
+        raise VerifyFailed(f"{name} line {line}: differs from the records in {EVENTS} "
+                           f"(expected {want!r}, found {got!r})")
+    if hashlib.sha256(found).hexdigest() != files[name]:
+        raise VerifyFailed(f"{name}: SHA-256 is not the manifest's {files[name]}")
 
 
 def _verify_own_export(outdir: Path, known: dict[str, Path]) -> dict[str, Any]:
@@ -212,17 +244,25 @@ def check_against(reader: LedgerReader, manifest: dict[str, Any], name: str) -> 
 
 
 def verify_ledger(state_dir: Path, against: list[Path] | None = None) -> str:
-    """Check the retained ledger (chain and seals) and, for each export given, that the ledger
-    still holds what it signed (which catches a truncated tail)."""
+    """Check the retained ledger (chain and seals, then the money) and, for each export given,
+    that the ledger still holds what it signed (which catches a truncated tail)."""
     reader = LedgerReader(state_dir)
     before = 0
     try:
         reader.db.execute("BEGIN")
         try:
-            count = sum(1 for _ in reader.checked())
+            try:
+                first = reader.start().first_idx
+            except LedgerError as e:
+                raise VerifyFailed(str(e)) from e
+            money = MoneyCheck(from_start=first == 1)
+            count = 0
+            for record in reader.checked():
+                money.feed(record)
+                count += 1
+            summary = money.finish()
         except VerifyFailed as e:
             raise VerifyFailed(f"ledger {reader.path}: {e}") from e
-        first = reader.start().first_idx
         known = keys.public_keys(state_dir)
         for outdir in against or []:
             manifest = _verify_own_export(outdir, known)
@@ -234,4 +274,5 @@ def verify_ledger(state_dir: Path, against: list[Path] | None = None) -> str:
     if before:
         anchored += f" ({before} of them before the retained records, not comparable)"
     span = f"records {first}..{first + count - 1}" if first > 1 else f"{count} records"
-    return f"ledger intact: {span}, chain and seals good{anchored} ({reader.path})"
+    return (f"ledger intact: {span}, chain and seals good{anchored}; {summary.text()} "
+            f"({reader.path})")

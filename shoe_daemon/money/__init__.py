@@ -21,4 +21,5 @@ never float. The modules, each one concept:
 | `bank` | the bank across coups and shoes: holder, sum, Suite, offer, auction |
 | `table` | `TableMoney`: the seating, the bank and the round, driven by actions |
 | `verify` | recomputing recorded settlements and actions |
+| `steps` | money records read back into the actions that made them |
 """

@@ -7,7 +7,8 @@
   first difference in words ("lines[1].net: recorded '-600.00', the rules give '-300.00'").
 - `check_actions(profile, limits, steps)`: plays the recorded actions again from the start
   and names the first one whose records differ from those recorded (or that the rules
-  refuse): the whole money stream, the bank's history included.
+  refuse): the whole money stream, the bank's history included. `check_step` is one such
+  action, for a reader that plays a ledger's records as they come (shoe_daemon.audit).
 """
 
 from __future__ import annotations
@@ -68,17 +69,25 @@ def replay(profile: MoneyProfile, limits: TableLimits, ops: Iterable[Mapping[str
     return table, out
 
 
+def check_step(table: TableMoney, op: Mapping[str, Any],
+               recorded: Sequence[Mapping[str, Any]]) -> tuple[TableMoney, str | None]:
+    """One recorded action played again on `table`: the table after it, and None when it
+    makes exactly its recorded records, else the first difference in words (the table is
+    then the one the rules give)."""
+    try:
+        table, records = table.apply(op)
+    except Refusal as refusal:
+        return table, f"the rules refuse it: {refusal}"
+    return table, first_difference([dict(r) for r in recorded], records, "records")
+
+
 def check_actions(profile: MoneyProfile, limits: TableLimits, steps: Iterable[Step],
                   start: TableMoney | None = None) -> str | None:
     """None when every recorded action, played again, makes exactly its recorded records."""
     table = start or TableMoney.start(profile, limits)
     for n, (op, recorded) in enumerate(steps, 1):
         name = op.get("op") if isinstance(op, Mapping) else None
-        try:
-            table, records = table.apply(op)
-        except Refusal as refusal:
-            return f"action {n} ({name}): the rules refuse it: {refusal}"
-        found = first_difference([dict(r) for r in recorded], records, "records")
+        table, found = check_step(table, op, recorded)
         if found:
             return f"action {n} ({name}): {found}"
     return None

@@ -14,6 +14,7 @@ import structlog
 from shoe_daemon.audit import cli as audit
 from shoe_daemon.game.houses import PROFILES
 from shoe_daemon.odds import cli as odds
+from shoe_daemon.report import cli as report
 from shoe_daemon.service import config, logs, people_cli, replay
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     status.add_argument("--config", type=Path, help="or the TOML file naming it")
     audit.add_audit_parser(sub)
     odds.add_odds_parser(sub)
+    report.add_report_parser(sub)
     people_cli.add_people_parser(sub)
     return parser
 
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         return _status(args)
     if args.command == "odds":
         return odds.run_odds(args)
+    if args.command == "report":
+        return report.run_report(args)
     if args.command == "people":
         return people_cli.run_people(args)
     return 2

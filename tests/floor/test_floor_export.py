@@ -7,11 +7,13 @@ with the export, or with the store before the export, is caught."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ import pytest
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import parse_time
 from shoe_daemon.audit.export import export as table_export
-from shoe_daemon.audit.layout import iso
+from shoe_daemon.audit.layout import iso, manifest_bytes
 from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.floor.outbox import message
 from shoe_daemon.floor.topics import RECORDS, topic
@@ -28,7 +30,9 @@ from shoe_floor.store import Store
 from tests.floor.conftest import PREFIX, ROOT, Raw, assert_exact, wait_for
 from tests.floor.game import GameTable
 from tests.floor.test_floor import tampered
+from tests.money_ledger import MoneyTable
 from tests.test_audit import chain_check, standard_check
+from tests.test_audit_money import forge
 
 BIN = Path(sys.executable).parent
 FLOOR_DOC = ROOT / "docs" / "floor.md"
@@ -282,3 +286,75 @@ def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_p
     assert done.returncode == 2, done.stderr
     assert "shoe-floor export: collector.database: cannot connect" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "x").exists()
+
+
+def test_the_floor_export_gains_the_money(make_table, collector, collector_toml, database,
+                                          tmp_path):
+    """A table's money (tests/money_ledger.py: dealt shoes, a croupier's stakes, a console's
+    void) collected at the floor and exported: each table's directory has its
+    settlements.csv, checked by the standard tools and by `audit verify`'s money checks,
+    byte for byte the table's own; a settlement forged in it and signed again with the
+    floor's key is named by `shoe-floor verify`."""
+    collector()
+    table = make_table("t1")
+    MoneyTable(table.state_dir, "baden", seed=7, voids={4: "console"}, table="t1").run()
+    link = FloorLink(table.config, table.state_dir, poll=0.1)
+    link.start()
+    try:
+        assert_exact(database, [table])
+    finally:
+        link.stop()
+    toml = collector_toml("collector-1")
+    state = tmp_path / "floor-state"
+    toml.write_text(toml.read_text() + f'\n[export]\nstate_dir = "{state}"\n')
+    assert floor_cli("keygen", "--config", str(toml)).returncode == 0
+    records = table.records()
+    settlements = [r for r in records if r.kind == "money.settlement"]
+    start = iso(settlements[10].wall_ns)[:26] + "Z"
+    out = tmp_path / "export"
+    done = floor_cli("export", "--config", str(toml), "--out", str(out), "--from", start)
+    assert done.returncode == 0, done.stderr
+    key = out / "floor.pub.pem"
+    d = out / "t1"
+    assert (d / "settlements.csv").is_file()
+    verified = audit_verify(d, key)
+    assert verified.returncode == 0, verified.stderr
+    assert "money: " in verified.stdout and "settlements follow their rounds and results" \
+        in verified.stdout
+    check = standard_check(d)
+    assert check.returncode == 0 and "settlements.csv: OK" in check.stdout
+    whole = floor_check(out)
+    assert whole.returncode == 0 and "t1/settlements.csv: OK" in whole.stdout
+    keys.keygen(table.state_dir)
+    own = table_export(table.state_dir, tmp_path / "own", parse_time(start))
+    for name in ("events.jsonl", "coups.csv", "settlements.csv"):
+        assert (d / name).read_bytes() == (tmp_path / "own" / name).read_bytes()
+    manifest = json.loads((d / "manifest.json").read_text())
+    assert manifest["settlements"] == own["settlements"]
+    assert manifest["settlements"]["coups"] == len(
+        [s for s in settlements if s.wall_ns >= parse_time(start)])
+
+    def richer(rows: list[dict]) -> None:
+        i = [i for i, r in enumerate(rows) if r["kind"] == "money.settlement"
+             and any(ln["result"] == "lost" for ln in r["body"]["lines"])][3]
+        line = next(ln for ln in rows[i]["body"]["lines"] if ln["result"] == "lost")
+        bank = next(ln for ln in rows[i]["body"]["lines"] if ln["kind"] == "bank")
+        line["paid"], line["net"] = "1.00", str(Decimal(line["net"]) + 1)
+        bank["carried"], bank["net"] = (str(Decimal(bank["carried"]) - 1),
+                                        str(Decimal(bank["net"]) - 1))
+        richer.idx = rows[i]["idx"]
+
+    forge(d, state, richer)  # signed again with the floor's own key ...
+    floor_manifest = json.loads((out / FLOOR_MANIFEST).read_text())
+    for entry in floor_manifest["tables"]:  # ... and the floor's manifest with it
+        entry["manifest_sha256"] = hashlib.sha256((d / "manifest.json").read_bytes()).hexdigest()
+    floor_manifest["sha256sum"] = [f"{e['manifest_sha256']}  {e['dir']}/manifest.json"
+                                   for e in floor_manifest["tables"]]
+    data = manifest_bytes(floor_manifest)
+    (out / FLOOR_MANIFEST).write_bytes(data)
+    (out / "floor-manifest.sig").write_bytes(keys.load_current(state).private.sign(data))
+    assert floor_check(out).returncode == 0  # the standard tools see a well-signed export
+    bad = floor_cli("verify", str(out), "--public-key", str(key))
+    assert bad.returncode == 1
+    assert f"t1: record {richer.idx} (events.jsonl line " in bad.stderr
+    assert "money.settlement of shoe 1 coup" in bad.stderr and "the rules give" in bad.stderr
