@@ -12,6 +12,10 @@ fast as the baud rate carries them: any backlog would show as latency growing al
     .venv/bin/python bench/latency.py [--coups 300] [--gap 0.02] [--baud 115200]
     .venv/bin/python bench/latency.py --console [--rounds 3]
 
+With `--sse-clients N` (50 by default) the table display has N screens watching it
+(Server-Sent Events clients in a process of their own, `bench/sse_swarm.py`), as issue 13
+asks: the results line must not wait for the screens.
+
 `--console` measures what the croupier's console costs the deciding frame when nobody acts
 on it: rounds of the croupier's pace alternating the daemon without the console, with it
 idle (listening, no client), and with it watched (a signed-in page's event stream open).
@@ -34,16 +38,19 @@ import threading
 import time
 import tty
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.sse_swarm import Swarm  # noqa: E402
 from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
 from drivers.records import next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
+from shoe_daemon.audit import keys  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
 
@@ -68,6 +75,14 @@ def machine_name() -> str:
     except OSError:
         pass
     return f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+
+
+def load() -> str:
+    """The load averages now: the machine is shared, so every figure says what else ran."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def dealt(profile: str, coups: int, seed: int) -> tuple[list[Message], list[int]]:
@@ -125,10 +140,16 @@ def bench_people(state: Path) -> None:
 
 
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
-        extra: tuple[str, ...] = (), watch: bool = False) -> list[float]:
+        extra: tuple[str, ...] = (), watch: bool = False, sse_clients: int = 0,
+        keyed: Callable[[Path], None] | None = None) -> list[float]:
+    """`keyed(state_dir)` is told the table's state directory once its signing key is made
+    (as the install makes it): bench/floor.py lodges it at the pit."""
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
+        keys.keygen(work / "state")
+        if keyed is not None:
+            keyed(work / "state")
         if "--console" in extra:
             bench_people(work / "state")
         stop_watching = threading.Event()
@@ -139,6 +160,8 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
         buf = b""
         arrivals: list[float] = []
         tail: list[bytes] = []  # the daemon's last log lines, to say why if results stop
+        display: list[str] = []  # the display's URL, once the daemon says it
+        swarm: Swarm | None = None
 
         def drain(wait: float) -> None:
             nonlocal buf
@@ -152,6 +175,8 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 arrivals.extend(now for line in lines if b'"event": "coup.result"' in line)
                 tail[:] = (tail + lines)[-20:] if arrivals else (tail + lines)[-200:]
                 for line in lines:
+                    if b'"display.listening"' in line:
+                        display.append(json.loads(line)["url"])
                     if watch and b'"console.listening"' in line:
                         url = json.loads(line)["url"]
                         threading.Thread(target=watch_console, args=(url, stop_watching),
@@ -166,6 +191,11 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                 if time.perf_counter() - started > 60:
                     raise SystemExit("the daemon did not open the shoe's port within 60 s")
                 drain(0.1)
+            if sse_clients:
+                while not display:
+                    drain(0.1)
+                swarm = Swarm(display[0], sse_clients)
+                swarm.start()
             arrivals.clear()
             written: list[float] = []
             seconds_per_byte = 10.0 / baud if baud else 0.0
@@ -197,6 +227,11 @@ def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
                     deadline = time.perf_counter() + 10
         finally:
             stop_watching.set()
+            if swarm is not None:
+                events = swarm.events.value
+                swarm.stop()
+                print(f"  {sse_clients} SSE clients got {events} state events "
+                      f"({events / sse_clients:.0f} each)")
             daemon.send_signal(signal.SIGTERM)
             daemon.wait(10)
             os.close(master)
@@ -231,8 +266,10 @@ def main() -> None:
                         help="compare the croupier's pace without the console, with it idle, "
                              "and with a page watching it")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sse-clients", type=int, default=50,
+                        help="screens watching the display (0: none)")
     args = parser.parse_args()
-    print("machine:", machine_name())
+    print("machine:", machine_name(), "| load:", load())
     if args.console:
         console = ("--console", "127.0.0.1:0")
         variants = {"without the console": ((), False), "console idle": (console, False),
@@ -246,9 +283,13 @@ def main() -> None:
             print(f"{name:28} median of the rounds' p50: {statistics.median(values):.3f} ms "
                   f"({', '.join(f'{v:.3f}' for v in values)})")
         return
-    report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed))
-    report(f"line rate {args.baud} baud", run(args.profile, args.coups, 0, args.baud, args.seed))
-    report("line rate 921600 baud", run(args.profile, args.coups, 0, 921600, args.seed))
+    n = args.sse_clients
+    report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed,
+                                sse_clients=n))
+    report(f"line rate {args.baud} baud", run(args.profile, args.coups, 0, args.baud, args.seed,
+                                               sse_clients=n))
+    report("line rate 921600 baud", run(args.profile, args.coups, 0, 921600, args.seed,
+                                        sse_clients=n))
 
 
 if __name__ == "__main__":

@@ -53,7 +53,11 @@ def test_check_config_says_what_the_service_will_do(tmp_path) -> None:
     assert "shoe: serial port /dev/shoe at 115200 baud" in out
     assert f"state: {tmp_path / 'state'}" in out
     assert f"key id {made.key_id}" in out
+    assert "language: English (en), with the French game terms (Banco, Punto" in out
     assert "configuration OK" in out
+    chinese = cli("check-config", "--config", str(config_file(tmp_path)),
+                  "--display-language", "zh", "--display-terms", "language")
+    assert "language: 中文 (zh), with the language's own game terms" in chinese.stdout
 
 
 def test_check_config_warns_of_what_the_start_survives(tmp_path) -> None:
@@ -70,6 +74,7 @@ def test_check_config_warns_of_what_the_start_survives(tmp_path) -> None:
     ({"port": '"shoe"'}, "setting 'port'"),
     ({"transport": '"usb"', "usb_endpoint_in": "0x01"}, "setting 'usb_endpoint_in'"),
     ({"colour": '"green"'}, "unknown setting 'colour'"),
+    ({"display_language": '"it"'}, "setting 'display_language'"),
 ])
 def test_check_config_names_the_bad_setting(tmp_path, edit, named) -> None:
     result = cli("check-config", "--config", str(config_file(tmp_path, **edit)))

@@ -44,6 +44,10 @@ def test_file_then_flags(tmp_path: Path):
          "'http'"),
         (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--http", "h:70000"),
          "'http'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--display-language",
+          "es"), "'display_language': 'es' is not one of en, de, fr, zh"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--display-terms",
+          "english"), "'display_terms'"),
     ],
 )
 def test_bad_setting_is_named(argv, named):
@@ -109,6 +113,18 @@ def test_the_display_address(value, address):
 def test_the_display_is_on_localhost_by_default():
     c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-"))
     assert config.http_address(c.http) == ("127.0.0.1", 8080)
+
+
+def test_the_display_speaks_english_with_the_french_terms_unless_told(tmp_path: Path):
+    c = config.load(parse("--profile", "baden", "--state-dir", "/x", "--results", "-"))
+    assert (c.display_language, c.display_terms) == ("en", "french")
+    f = tmp_path / "t.toml"
+    f.write_text('profile = "baden"\nstate_dir = "/x"\nresults = "-"\n'
+                 'display_language = "zh"\ndisplay_terms = "language"\n')
+    c = config.load(parse("--config", str(f)))
+    assert (c.display_language, c.display_terms) == ("zh", "language")
+    c = config.load(parse("--config", str(f), "--display-language", "de"))
+    assert c.display_language == "de" and c.as_dict()["display_language"] == "de"
 
 
 def floor_file(tmp_path: Path, *lines: str) -> Path:

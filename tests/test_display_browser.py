@@ -227,11 +227,13 @@ def test_the_page_follows_a_live_shoe_and_nothing_face_down_leaks(tmp_path, brow
             assert decided[0]["banker"]["cards"] == r["banker"]["cards"]
             words = {e["result"] for e in seen if e["coup"] == str(r["coup"])
                      and e["outcome"] == r["outcome"]}
-            expected = {"banker": "Banker wins", "punter": "Punter wins", "egalite": "Égalité"}
+            # The French game terms in every language by default (docs/display.md, Languages).
+            expected = {"banker": "Banco wins", "punter": "Punto wins", "egalite": "Égalité"}
             assert expected[r["outcome"]] in words, (r, words)
     states = {e["state"] for e in seen}
     assert {"dealing", "punter_to_declare", "banker_to_play", "decided", "on_hold"} <= states
     assert any("Rule: 000 rule 12" in e["hold"] for e in seen)
+    assert any("COUP ON HOLD" in e["hold"] and "Wrong order" in e["hold"] for e in seen)
     assert set(shots) == {*KEY_STATES, "big-road"}, sorted(shots)
     assert all(p.stat().st_size > 10_000 for p in shots.values())
 
@@ -266,6 +268,7 @@ def test_punto_banco_names_its_sides_and_shows_swiss_nine(browser):
         assert "Swiss Nine: simple, colour, swiss" in page.inner_text("#result-detail")
         assert page.text_content("#swiss-count") == "1"
         assert page.text_content("#swiss-list") == "last: coup 1, swiss"
+        assert page.is_hidden("#money")  # no limits from a console: nothing in their place
         shoot(page, "punto-banco-swiss-nine")
     finally:
         page.close()

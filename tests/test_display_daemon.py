@@ -137,17 +137,34 @@ def test_a_failing_display_never_stops_the_table(tmp_path):
     assert [x["outcome"] for x in lines] == ["punter"]
 
 
-def test_frames_read_together_are_still_shown_one_change_at_a_time(tmp_path):
-    # After a reconnect the shoe resends its backlog at once: two whole coups in one read.
+def test_frames_read_together_are_shown_as_one_view_with_every_result_in_the_roads(tmp_path):
+    # After a reconnect the shoe resends its backlog at once: two whole coups and the deal of
+    # a third in one read. The table builds one view for the batch (docs/display.md, "One
+    # view a batch"): the screen goes from the empty shoe to coup 3 being dealt, and both
+    # results are in the roads and counts; the cards of coups 1 and 2 are never on it.
     shown: list[dict[str, Any]] = []
     shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S DEAL 4C 5D 2H 3S DEAL 8C",
                         batch=True)
     d = ServiceLoop(settings(tmp_path), shoe, display=lambda b: shown.append(json.loads(b)))
     shoe.done = d.stop
     assert d.run() == 0
-    decided = [(v["coup"]["number"], v["coup"]["outcome"]) for v in shown
-               if v["state"] == "decided"]
-    assert decided == [(1, "punter"), (2, "banker")]
+    assert [v["state"] for v in shown] == ["no_shoe", "dealing"]
+    last = shown[-1]
+    assert last["coup"]["number"] == 3 and last["coup"]["punter"]["cards"] == [None]
+    assert [b["winner"] for b in last["history"]["bead_plate"]] == ["P", "B"]
+    assert last["history"]["counts"]["punter"] == last["history"]["counts"]["banker"] == 1
+    assert [(c["col"], c["winner"]) for c in last["history"]["big_road"]] == [(0, "P"), (1, "B")]
+    assert "9C" not in json.dumps(shown) and "8C" not in json.dumps(shown)
+
+
+def test_frames_read_one_at_a_time_are_shown_change_by_change(tmp_path):
+    # At a croupier's pace each read brings one frame: every change is its own view.
+    shown: list[dict[str, Any]] = []
+    shoe = ScriptedShoe("HELLO:0badcafe SHOE DEAL 9C 2D KH 3S DEAL 4C")
+    d = ServiceLoop(settings(tmp_path), shoe, display=lambda b: shown.append(json.loads(b)))
+    shoe.done = d.stop
+    assert d.run() == 0
     assert [len(v["coup"]["punter"]["cards"]) for v in shown if v["coup"] and
             v["coup"]["number"] == 1 and v["state"] == "dealing"] == [0, 1, 1, 2]
-    assert len(shown[-1]["history"]["bead_plate"]) == 2
+    decided = [v for v in shown if v["state"] == "decided"]
+    assert len(decided) == 1 and decided[0]["coup"]["punter"]["cards"] == ["9C", "KH"]

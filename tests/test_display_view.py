@@ -16,7 +16,8 @@ import pytest
 from drivers.messages import Message
 from hil.script import parse_script
 from shoe_daemon.display.publisher import TableDisplay
-from shoe_daemon.display.view import PLAYER_WORDS, STATE_WORDS, Published, table_view
+from shoe_daemon.display.view import Published, table_view
+from shoe_daemon.display.words import LANGUAGES, Words, data
 from shoe_daemon.game.coup import STATES, CoupMachine, CoupState, ShoeState, TableState
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.irregularities import Code
@@ -76,7 +77,7 @@ def test_the_four_first_cards_stay_face_down_until_the_coup_is_decided():
         assert view["coup"]["punter"]["total"] is None and view["coup"]["banker"]["total"] is None
     # Punter 6 stands (000: "Should he have 6 or 7 pips, he always declines"); the free banker
     # (000: "he can play free") has 3 and must choose.
-    assert view["state"] == "banker_to_play" and view["state_words"] == "Banker to play"
+    assert view["state"] == "banker_to_play" and view["state_words"] == "Banco to play"
     assert shown(view, "punter") == [None, None] and shown(view, "banker") == [None, None]
     view = table.play("STAND")
     # 000: once both have played "the covered cards are uncovered".
@@ -113,7 +114,8 @@ def test_the_punters_third_card_is_public_the_first_two_are_not():
 def test_punter_to_declare_hides_his_cards():
     table = Table("zoppot-1934")
     view = table.play("SHOE DEAL 2C 4D 3H 3S")  # punter 5: his choice (000)
-    assert view["state"] == "punter_to_declare" and view["state_words"] == "Punter to declare"
+    assert view["state"] == "punter_to_declare"
+    assert view["state_words"] == "Punto to say Carte or Reste"  # the French terms by default
     assert codes_in(view) == set()
     view = table.play("RESTE 8D")  # banker 7 draws a card: decided, everything uncovered
     assert view["state"] == "decided" and codes_in(view) == {"2C", "4D", "3H", "3S", "8D"}
@@ -157,10 +159,12 @@ def test_a_hold_names_the_rule_in_words_and_never_the_held_card():
     table = Table("baden")
     table.play("SHOE DEAL 2C")
     view = table.play("5D@P")  # the banker's card to the punter's place
-    assert view["state"] == "on_hold" and view["state_words"] == "Play is held"
+    assert view["state"] == "on_hold" and view["state_words"] == "Coup on hold"
     assert view["hold"] == {
         "code": "WRONG_ORDER",
-        "words": "A card went to the wrong place. The croupier puts it right.",
+        "title": "Coup on hold",
+        "words": "Wrong order: a card went to the wrong place. The croupier puts it right or "
+                 "calls the supervisor.",
         "rule": "000 rule 12",
     }
     # The machine's own detail text names the card: the view must not carry it.
@@ -218,9 +222,16 @@ def test_the_shoe_counts_down_and_announces_the_last_coup():
     assert view["coup"]["last"] and view["shoe"]["last_coup"]
 
 
-def test_every_state_and_every_irregularity_has_words():
-    assert set(STATE_WORDS) == set(STATES)
-    assert set(PLAYER_WORDS) == set(Code)
+def test_every_state_and_every_irregularity_has_words_in_every_language():
+    keys = {f"state.{s}" for s in STATES} | {f"irregularity.{c}" for c in Code}
+    english = set(data()["words"]["en"])
+    assert keys <= english
+    for language in LANGUAGES:
+        assert set(data()["words"][language]) == english, language
+        for terms in ("french", "language"):
+            words = Words(language, terms)
+            for key in english:  # every game term put in: no {banco} left anywhere
+                assert "{banco}" not in words[key] and "{punto}" not in words[key], key
 
 
 def test_the_publisher_sends_only_changes():
@@ -360,3 +371,146 @@ def test_a_display_rebuilt_from_the_lines_shows_what_it_showed():
         assert rebuilt.snapshot(machine) == live.snapshot(machine)
     counts = json.loads(live.snapshot(machine))["history"]["counts"]
     assert (counts["punter"], counts["egalite"]) == (1, 1)
+
+
+# ---- issue 13: languages, the statistics in the view, the bank and the limits ------------
+
+from decimal import Decimal  # noqa: E402
+
+from shoe_daemon.display.stakes import Bank, BetLimit, Limits  # noqa: E402
+
+
+def view_of(profile: str, script: str, **kwargs: Any) -> dict[str, Any]:
+    machine = CoupMachine(get_profile(profile))
+    published = Published()
+    for message in parse_script(script):
+        for line in machine.handle(message):
+            published.add(line)
+    return table_view(machine.public, machine.profile, published, "t-7", **kwargs)
+
+
+@pytest.mark.parametrize(("language", "terms", "words"), [
+    ("en", "french", "Punto to say Carte or Reste"),
+    ("de", "french", "Punto: Carte oder Reste?"),
+    ("fr", "french", "Punto : Carte ou Reste ?"),
+    ("zh", "french", "Punto\uff1aCarte或Reste\uff1f"),
+    ("en", "language", "Punter to say Card or Stand"),
+    ("zh", "language", "闲\uff1a要牌或不要牌\uff1f"),
+])
+def test_the_view_speaks_the_configured_language_with_the_french_terms_by_default(
+        language, terms, words):
+    view = view_of("zoppot-1934", "SHOE DEAL 2C 4D 3H 3S", words=Words(language, terms))
+    assert view["state"] == "punter_to_declare" and view["state_words"] == words
+    assert view["language"] == language
+    assert view["terms"] == ("fr" if terms == "french" else language)
+    assert codes_in(view) == set()  # words never carry a card
+
+
+def test_a_hold_banner_in_each_language_never_names_the_card():
+    for language in LANGUAGES:
+        view = view_of("baden", "SHOE:1 DEAL 9C 5D 9C", words=Words(language))
+        assert view["hold"]["code"] == "FOREIGN_CARD" and view["hold"]["title"]
+        assert view["hold"]["title"] == view["state_words"]
+        assert codes_in(view) == set(), language
+
+
+def test_coups_left_counts_down_to_the_last_coup():
+    view = view_of("baden", "SHOE")
+    # 312 cards, 7 behind the cut card (Baden does not say), 4.94 cards a coup before any
+    # coup: round(305 / 4.94) = 62 coups before the cut card, and the last coup after it.
+    assert view["shoe"]["cards_left"] == 312 and view["shoe"]["coups_left"] == 63
+    view = view_of("baden", "SHOE DEAL 9C 2D KH 3S")
+    # One coup of 4 cards: the mean is (4 + 4.94 * 5) / 6 = 4.7833; 308 - 7 = 301 cards.
+    assert view["shoe"]["coups_left"] == round(301 / ((4 + 4.94 * 5) / 6)) + 1 == 64
+    assert view_of("baden", "SHOE DEAL 9C 2D KH 3S CUT")["shoe"]["coups_left"] == 1
+    assert view_of("baden", "SHOE DEAL 9C 2D KH 3S CUT DEAL")["shoe"]["coups_left"] == 0
+
+
+def test_no_bank_and_no_limits_are_null_in_the_view():
+    view = view_of("baden", "SHOE DEAL 9C")
+    assert view["bank"] is None and view["limits"] is None
+
+
+def test_the_bank_as_the_console_gives_it():
+    bank = Bank(Decimal("1500"), "CHF", holder_seat=3, banco_seat=5, suivi=True)
+    view = view_of("baden", "SHOE DEAL 9C 2D", bank=bank, words=Words("de"))
+    assert view["bank"] == {
+        "amount": {"value": "1500.00", "currency": "CHF", "text": "1.500,00\xa0CHF"},
+        "holder_seat": 3, "banco_seat": 5, "suivi": True}
+    assert codes_in(view) == set()
+    english = view_of("baden", "SHOE", bank=Bank(Decimal("1234.5"), "EUR"))
+    assert english["bank"]["amount"] == {"value": "1234.50", "currency": "EUR",
+                                         "text": "€1,234.50"}
+    assert english["bank"]["holder_seat"] is None and english["bank"]["banco_seat"] is None
+
+
+def test_the_limits_as_the_console_gives_them():
+    limits = Limits("EUR", (BetLimit("table", Decimal("10"), Decimal("5000")),
+                            BetLimit("egalite", Decimal("5"), Decimal("500"))))
+    view = view_of("baden-punto-banco", "SHOE", limits=limits, words=Words("fr"))
+    assert view["limits"]["currency"] == "EUR"
+    assert [(b["bet"], b["minimum"]["value"], b["maximum"]["value"])
+            for b in view["limits"]["bets"]] == [("table", "10.00", "5000.00"),
+                                                 ("egalite", "5.00", "500.00")]
+    assert view["limits"]["bets"][0]["maximum"]["text"] == "5\u202f000,00\xa0€"
+    # Yen have no minor unit: the amount is sent as the currency writes it.
+    yen = view_of("baden-punto-banco", "SHOE", limits=Limits(
+        "JPY", (BetLimit("table", Decimal("1000"), Decimal("100000")),)))
+    assert yen["limits"]["bets"][0]["minimum"] == {"value": "1000", "currency": "JPY",
+                                                   "text": "¥1,000"}
+
+
+@pytest.mark.parametrize(("make", "error"), [
+    (lambda: Bank(1500.0, "EUR"), TypeError),  # float: never money
+    (lambda: Bank(Decimal("NaN"), "EUR"), TypeError),
+    (lambda: Bank(Decimal("-1"), "EUR"), ValueError),
+    (lambda: Bank(Decimal("1"), "EURO"), ValueError),
+    (lambda: Bank(Decimal("1"), "EUR", banco_seat=0), ValueError),
+    (lambda: Bank(Decimal("1"), "EUR", suivi=True), ValueError),
+    (lambda: BetLimit("roulette", Decimal("1"), Decimal("2")), ValueError),
+    (lambda: BetLimit("table", Decimal("20"), Decimal("10")), ValueError),
+    (lambda: Limits("EUR", ()), ValueError),
+])
+def test_bad_money_from_the_console_is_refused(make, error):
+    with pytest.raises(error):
+        make()
+
+
+def test_the_publisher_shows_the_bank_with_the_next_view_and_drops_it_when_gone():
+    sent: list[bytes] = []
+    display = TableDisplay("t-7", sent.append)
+    machine = CoupMachine(get_profile("baden"))
+    for message in parse_script("SHOE DEAL 9C"):
+        machine.handle(message)
+    display.show(machine)
+    assert json.loads(sent[-1])["bank"] is None
+    display.set_bank(Bank(Decimal("200"), "EUR", holder_seat=1))
+    display.show(machine)
+    assert json.loads(sent[-1])["bank"]["amount"]["value"] == "200.00"
+    display.set_bank(None)
+    display.show(machine)
+    assert json.loads(sent[-1])["bank"] is None and len(sent) == 3
+
+
+@pytest.mark.parametrize("profile", ["zoppot-1934", "baden", "baden-punto-banco"])
+def test_no_card_code_anywhere_but_the_coup_in_play_whatever_the_new_fields(profile):
+    # Dealt shoes with every dealing fault, in Chinese with the bank and the limits set: the
+    # roads, the statistics, the ask road, the banners, the bank and the limits never carry a
+    # card code; every code in the view is in its `coup` (whose rules the tests above check).
+    from hil.dealer import GameFaults, deal_shoes
+
+    session = deal_shoes(profile, 2, 9, faults=GameFaults.all(0.2, 1.0))
+    machine = CoupMachine(get_profile(profile))
+    published = Published()
+    bank = Bank(Decimal("900"), "HKD", holder_seat=2, banco_seat=6)
+    limits = Limits("HKD", (BetLimit("table", Decimal("100"), Decimal("50000")),))
+    seen_history = False
+    for message in session.messages:
+        for line in machine.handle(message):
+            published.add(line)
+        view = table_view(machine.public, machine.profile, published, "t-7",
+                          words=Words("zh", "language"), bank=bank, limits=limits)
+        rest = {key: value for key, value in view.items() if key != "coup"}
+        assert codes_in(rest) == set(), rest
+        seen_history = seen_history or len(view["history"]["big_eye_boy"]) > 3
+    assert seen_history

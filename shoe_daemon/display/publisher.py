@@ -1,14 +1,16 @@
 """What the daemon's loop calls: the table's state in, JSON snapshots out to the server.
 
 The view is built from the machine's public snapshot (`CoupMachine.public`) and the lines
-it published, which the loop hands over with `record` (or, from the ledger, `rebuild`).
-The loop plays a batch of frames, then commits them to the ledger in one go. After each
-frame it `stage`s the view (with the frame's lines `record`ed first), so that every
-change can be shown, one by one, even when several frames came in one read; only after the
-commit succeeded does it `flush` them to the server, and on a failed commit it `discard`s
-them (the published lines are then rebuilt from the ledger with the machine). `show` sends
-the view at once, for state read back from the ledger. So a display only ever shows what the
-ledger holds.
+it published, which the loop hands over with `record` once they are committed (or, from the
+ledger, `rebuild`). The loop reads what the shoe sent, plays every frame of it, commits them
+to the ledger in one go and acknowledges them; only then does it `show` the view, once for
+the whole batch: a screen never shows what the ledger does not hold, and the table never
+builds a view per frame (docs/display.md, "One view a batch"). The console's bank and limits
+(`set_bank`, `set_limits`) are shown with the next view.
+
+The roads are most of a view and change only with a result: their JSON is kept by the
+history (one fragment a mark) and spliced in, so a view costs the same late in a shoe as
+early.
 """
 
 from __future__ import annotations
@@ -17,58 +19,51 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from shoe_daemon.display.view import Published, table_view
+from shoe_daemon.display.stakes import Bank, Limits
+from shoe_daemon.display.view import Published, public_view
+from shoe_daemon.display.words import Words
 from shoe_daemon.game.coup import CoupMachine
 
 
 class TableDisplay:
-    def __init__(self, table: str, sink: Callable[[bytes], None]) -> None:
+    def __init__(self, table: str, sink: Callable[[bytes], None], language: str = "en",
+                 terms: str = "french") -> None:
         self.table = table
         self.sink = sink
+        self.words = Words(language, terms)
         self.published = Published()
+        self.bank: Bank | None = None
+        self.limits: Limits | None = None
         self._last: bytes | None = None
-        self._staged: list[bytes] = []
-        self._history_json: tuple[dict[str, Any], bytes] | None = None  # the dict, its JSON
 
     def rebuild(self, lines: Iterable[dict[str, Any]]) -> None:
         """The published lines again from the ledger's committed ones (start, stale machine)."""
         self.published = Published.of(lines)
 
     def record(self, line: dict[str, Any]) -> None:
-        """One line the machine published (a result, an irregularity, a hold lifted)."""
+        """One committed line the machine published (a result, an irregularity, a hold lifted)."""
         self.published.add(line)
 
+    def set_bank(self, bank: Bank | None) -> None:
+        """Chemin de Fer: the bank as the console committed it (None: none to show)."""
+        self.bank = bank
+
+    def set_limits(self, limits: Limits | None) -> None:
+        """Punto Banco: the table limits as the console committed them (None: none to show)."""
+        self.limits = limits
+
     def snapshot(self, machine: CoupMachine) -> bytes:
-        """The view as JSON. The roads are most of it and change only with a result, so their
-        JSON is kept (History keeps the same dict until then) and spliced in."""
-        view = table_view(machine.public, machine.profile, self.published, self.table)
-        history = view.pop("history")
-        if self._history_json is None or self._history_json[0] is not history:
-            self._history_json = (history, _dumps(history))
-        return _dumps(view)[:-1] + b',"history":' + self._history_json[1] + b"}"
+        """The view as JSON, the history's kept JSON spliced in."""
+        table = machine.public
+        view = public_view(table, machine.profile, self.published, self.table, self.words,
+                           self.bank, self.limits)
+        shoe = table.shoe.number if table.shoe is not None else None
+        history = self.published.history.json(shoe)
+        return _dumps(view)[:-1] + b',"history":' + history + b"}"
 
     def show(self, machine: CoupMachine) -> None:
         """Hand the current public view to the server, unless it is what was shown last."""
-        self._staged.clear()
-        self._send(self.snapshot(machine))
-
-    def stage(self, machine: CoupMachine) -> None:
-        """Keep the view after one frame, to be shown once its batch is committed."""
         state = self.snapshot(machine)
-        if state != (self._staged[-1] if self._staged else self._last):
-            self._staged.append(state)
-
-    def flush(self) -> None:
-        """The batch is in the ledger: show each of its views, in order."""
-        staged, self._staged = self._staged, []
-        for state in staged:
-            self._send(state)
-
-    def discard(self) -> None:
-        """The batch was not committed: none of its views may be shown."""
-        self._staged.clear()
-
-    def _send(self, state: bytes) -> None:
         if state != self._last:
             self._last = state
             self.sink(state)

@@ -15,54 +15,43 @@ once the game has shown it:
   immediately ... whereupon the banker opens his cards"), and once both sides have played
   "the covered cards are uncovered" (000, the punter's and banker's play);
 - a coup cancelled (000 rule 24) or voided by a supervisor ends without a showdown, so only
-  what was already public stays shown.
+  what was already public stays shown;
+- a card that went into the discard unseen is never shown, showdown or not: a punter's
+  cards thrown into the discard (000 rule 15: his hand counts bac, and the view says so with
+  a total of 0) and the card the banker lost there (000 rule 11) (the snapshot's
+  `discarded`). What was public before stays public.
 
 A hand's total is shown only when every card of it is public. What the machine decided is
 taken as it published it: the naturals and the Swiss Nine bets from the `coup.result` line,
 the rule a notice or a hold cites from its `irregularity` line. Irregularities are shown in
-words from this module, never with the machine's detail text, which names held cards.
+words from the words file (`words.py`, in the display's language), never with the machine's
+detail text, which names held cards. The roads and statistics come from published results
+only, the bank and the limits from the console (`stakes.py`): none of them carries a card.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from shoe_daemon.display.history import History
+from shoe_daemon.display.stakes import Bank, Limits, bank_view, limits_view
+from shoe_daemon.display.words import Words
 from shoe_daemon.game import cards
 from shoe_daemon.game.coup import CoupState, TableState
 from shoe_daemon.game.irregularities import Code
 from shoe_daemon.game.rules import Game, HouseProfile
 
 SHOWDOWN = ("banker", "punter", "egalite")  # outcomes reached by turning the cards over
+#: Cards behind the cut card where the house does not say (as the simulated croupier cuts).
+CUT_CARDS_BEHIND_UNSAID = 7
 
-STATE_WORDS = {
-    "no_shoe": "Waiting for a new shoe",
-    "waiting_for_stakes": "Waiting for stakes",
-    "dealing": "Dealing",
-    "punter_to_declare": "Punter to declare",
-    "punter_drawing": "Punter draws",
-    "banker_to_play": "Banker to play",
-    "decided": "Decided",
-    "on_hold": "Play is held",
-}
-
-#: What each irregularity means to a player at the table, and what happens next.
-PLAYER_WORDS = {
-    Code.WRONG_ORDER: "A card went to the wrong place. The croupier puts it right.",
-    Code.WRONG_NUMBER: "A card was dealt where none may come.",
-    Code.FAUX_TIRAGE: "A side played against the table. The croupier puts it right.",
-    Code.EXPOSED_CARD: "A card was uncovered by accident.",
-    Code.FACE_UP_IN_SHOE: "A card came out of the shoe face up.",
-    Code.UNREADABLE_CARD: "The shoe could not read a card. The croupier enters it.",
-    Code.FOREIGN_CARD: "A card that does not belong to this shoe. A supervisor is called.",
-    Code.CUT_CARD_MISPLACED: "The cut card came out at the wrong place.",
-    Code.SHORT_LAST_COUP: "The shoe ran out: the coup is cancelled, no stake is lost.",
-    Code.DECLARATION_MISSING: "The punter has not said carte or reste yet.",
-    Code.COUP_NOT_FINISHED: "A new deal was started too early. This coup is finished first.",
-    Code.DEAL_AFTER_LAST_COUP: "A coup was dealt after the last coup of the shoe.",
-}
+#: What each irregularity means to a player, in English with the French game terms (the
+#: words file's default): for readers outside the table display, e.g. the console's recall.
+PLAYER_WORDS: Mapping[Code, str] = MappingProxyType(
+    {code: Words()[f"irregularity.{code}"] for code in Code})
 
 
 @dataclass
@@ -107,23 +96,28 @@ def public_positions(coup: CoupState) -> set[str]:
     dealt = {f"P{i + 1}" for i in range(len(coup.punter))}
     dealt |= {f"B{i + 1}" for i in range(len(coup.banker))}
     if coup.outcome in SHOWDOWN:
-        return dealt
+        return dealt - coup.discarded
     shown = set(coup.exposed)
     shown |= {"P3", "B3"}  # 000 rule 9: third cards face up
-    return shown & dealt
+    return (shown & dealt) - coup.discarded
 
 
-def _hand(codes: tuple[str, ...], side: str, shown: set[str], natural: bool) -> dict[str, Any]:
+def _hand(codes: tuple[str, ...], side: str, shown: set[str], natural: bool,
+          bac: bool = False) -> dict[str, Any]:
+    """A hand as shown; a bac'd one (000 rule 15) counts 0, its hidden cards staying so."""
     visible = [code if f"{side}{i + 1}" in shown else None for i, code in enumerate(codes)]
     whole = bool(codes) and all(v is not None for v in visible)
-    return {
+    hand = {
         "cards": visible,
-        "total": cards.total(codes) if whole and "??" not in codes else None,
+        "total": 0 if bac else cards.total(codes) if whole and "??" not in codes else None,
         "natural": natural,
     }
+    if bac:
+        hand["bac"] = True
+    return hand
 
 
-def _coup(table: TableState, published: Published) -> dict[str, Any] | None:
+def _coup(table: TableState, published: Published, words: Words) -> dict[str, Any] | None:
     coup, shoe = table.coup, table.shoe
     if coup is None or shoe is None:
         return None
@@ -133,11 +127,12 @@ def _coup(table: TableState, published: Published) -> dict[str, Any] | None:
     view: dict[str, Any] = {
         "number": coup.number,
         "last": coup.last,
-        "punter": _hand(coup.punter, "P", shown, bool(final and final["punter"]["natural"])),
+        "punter": _hand(coup.punter, "P", shown, bool(final and final["punter"]["natural"]),
+                        coup.bac),
         "banker": _hand(coup.banker, "B", shown, bool(final and final["banker"]["natural"])),
         "outcome": coup.outcome,
         "notices": [
-            {"code": code, "words": PLAYER_WORDS[Code(code)], "rule": rule}
+            {"code": code, "words": words[f"irregularity.{Code(code)}"], "rule": rule}
             for code, rule in notices
         ],
     }
@@ -146,34 +141,65 @@ def _coup(table: TableState, published: Published) -> dict[str, Any] | None:
     return view
 
 
-def _hold(table: TableState) -> dict[str, Any] | None:
+def _hold(table: TableState, words: Words) -> dict[str, Any] | None:
     hold = table.hold
     if hold is None:
         return None
-    return {"code": hold.code, "words": PLAYER_WORDS[Code(hold.code)], "rule": hold.rule}
+    return {"code": hold.code, "title": words["state.on_hold"],
+            "words": words[f"irregularity.{Code(hold.code)}"], "rule": hold.rule}
 
 
-def table_view(
-    table: TableState, profile: HouseProfile, published: Published, name: str
-) -> dict[str, Any]:
-    """The whole display as JSON-able data; safe to send to anyone."""
+def coups_left(table: TableState, profile: HouseProfile, history: History) -> int | None:
+    """About how many coups are still to be dealt after the one in play: the cards before the
+    cut card at this shoe's mean cards a coup, and the last coup after it. None: no shoe."""
+    shoe, coup = table.shoe, table.coup
+    if shoe is None:
+        return None
+    if shoe.finished:
+        return 0
+    if shoe.last_coup:
+        return 0 if coup is not None and coup.last else 1
+    behind = profile.cut_cards_behind
+    before_cut = shoe.cards_left - (CUT_CARDS_BEHIND_UNSAID if behind is None else behind)
+    return max(0, round(before_cut / history.mean_cards_per_coup())) + 1
+
+
+def public_view(table: TableState, profile: HouseProfile, published: Published, name: str,
+                words: Words | None = None, bank: Bank | None = None,
+                limits: Limits | None = None) -> dict[str, Any]:
+    """The view without its history (the publisher splices the history's own JSON in)."""
+    words = words or Words()
     shoe = table.shoe
     return {
         "table": name,
         "profile": profile.name,
         "house": profile.house,
         "game": "punto-banco" if profile.game is Game.PUNTO_BANCO else "chemin-de-fer",
+        "language": words.language,
+        "terms": words.terms_language,
         "state": table.state,
-        "state_words": STATE_WORDS[table.state],
+        "state_words": words[f"state.{table.state}"],
         "shoe": None if shoe is None else {
             "number": shoe.number,
             "packs": shoe.packs,
             "cards_left": shoe.cards_left,
+            "coups_left": coups_left(table, profile, published.history),
             "cut_card_out": shoe.cut_card_out,
             "last_coup": shoe.last_coup,
             "finished": shoe.finished,
         },
-        "coup": _coup(table, published),
-        "hold": _hold(table),
-        "history": published.history.view(shoe.number if shoe is not None else None),
+        "coup": _coup(table, published, words),
+        "hold": _hold(table, words),
+        "bank": bank_view(bank, words.locale),
+        "limits": limits_view(limits, words.locale),
     }
+
+
+def table_view(table: TableState, profile: HouseProfile, published: Published, name: str,
+               words: Words | None = None, bank: Bank | None = None,
+               limits: Limits | None = None) -> dict[str, Any]:
+    """The whole display as JSON-able data; safe to send to anyone."""
+    view = public_view(table, profile, published, name, words, bank, limits)
+    shoe = table.shoe
+    view["history"] = published.history.view(shoe.number if shoe is not None else None)
+    return view

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from shoe_daemon.audit import keys
+from shoe_daemon.display.words import data
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.service import config
 
@@ -99,8 +100,9 @@ def _state(c: config.Config, found: Findings) -> None:
         found.warnings.append(f"signing key: {e}")
         return
     if current is None:
-        found.warnings.append(f"signing key: none yet; run `shoe-daemon audit keygen "
-                              f"--state-dir {c.state_dir}` before the first export")
+        if c.floor is None:  # with [floor] it is an error, said by _floor
+            found.warnings.append(f"signing key: none yet; run `shoe-daemon audit keygen "
+                                  f"--state-dir {c.state_dir}` before the first export")
     else:
         found.say(f"signing key: {current.stem}, key id {current.key_id} (lodged with the "
                   "regulator?)")
@@ -126,11 +128,19 @@ def _floor(c: config.Config, found: Findings) -> None:
                               f"{f.username!r}, its screen and logs say {c.table!r}")
     from shoe_daemon.floor.config import FloorConfigError
     from shoe_daemon.floor.mqtt import tls_context
+    from shoe_daemon.floor.signing import Signer
 
     try:
         tls_context(f)
     except FloorConfigError as e:
         found.errors.append(f"setting {e}")
+    try:
+        key_id = Signer(c.state_dir).key.key_id
+    except FloorConfigError as e:
+        found.errors.append(f"setting {e}")
+    else:
+        found.say(f"  each records message signed with the table's key id {key_id} (lodged "
+                  f"at the pit? `shoe-floor lodge-key {f.table} FILE`)")
 
 
 def _console(c: config.Config, found: Findings) -> None:
@@ -199,6 +209,11 @@ def check(settings: config.Config) -> Findings:
     http = getattr(c, "http", None)
     if http:
         found.say(f"display: HTTP on {http}")
+        words = data()
+        terms = ("the French game terms (Banco, Punto, Égalité, Carte, Reste)"
+                 if c.display_terms == "french" else "the language's own game terms")
+        found.say(f"  language: {words['languages'][c.display_language]} "
+                  f"({c.display_language}), with {terms}")
     _console(c, found)
     _floor(c, found)
     found.say(f"logs: {c.log_format} (journald's own fields when run by systemd)")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.transport import names as transport_names
+from shoe_daemon.display.words import LANGUAGES, TERMS
 from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.game.houses import PROFILES
 
@@ -68,6 +69,9 @@ SETTINGS: tuple[Setting, ...] = (
         "auto", "json", "console", "journal")),
     Setting("http", str, "127.0.0.1:8080", "HOST:PORT the table display is served on "
             "(port 0: any free port; off: no display)"),
+    Setting("display_language", str, "en", "the table display's language", LANGUAGES),
+    Setting("display_terms", str, "french", "the game's terms on the display (Banco, Punto, "
+            "Égalité, Carte, Reste): french in every language, or the language's own", TERMS),
     Setting("console", str, "off", "HOST:PORT the croupier's console is served on, never the "
             "display's (off: no console; off loopback it needs console_cert and console_key)"),
     Setting("console_cert", str, "", "the console's TLS certificate chain (PEM)"),
@@ -102,6 +106,8 @@ class Config:
     retention_days: int
     log_format: str
     http: str
+    display_language: str = "en"
+    display_terms: str = "french"
     console: str = "off"
     console_cert: str = ""
     console_key: str = ""

@@ -70,7 +70,7 @@ class ServiceLoop:
     serves between its turns; None: no console, and the table plays exactly as without one.
     LedgerError if the ledger cannot be opened, OSError if the results file or the capture
     cannot, FloorConfigError (naming the setting) if the floor's CA or certificate cannot be
-    used.
+    used, or the table has no signing key for the link to sign with.
     """
 
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
@@ -81,8 +81,9 @@ class ServiceLoop:
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.stop_event = threading.Event()
-        ledger = ledger or Ledger(config.state_dir)
+        # The link first: a table without a signing key stops here, before the ledger opens.
         self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
+        ledger = ledger or Ledger(config.state_dir)
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -93,12 +94,13 @@ class ServiceLoop:
         if console is not None:
             self.desk = Desk(console.people, console.inbox, console.publish_console, self.log,
                              ReplayFileWriter(beside(self.capture_path), self.log))
-        # The table display gets committed state only: each frame's view is staged and shown
-        # after its batch's commit, or after a rebuild from the ledger. The floor and the
-        # console get the same public view, whether or not the HTTP display is on.
+        # The table display gets committed state only: one view for each committed batch of
+        # frames, or after a rebuild from the ledger. The floor and the console get the same
+        # public view, whether or not the HTTP display is on.
         sinks = [sink for sink in (display, self.floor and self.floor.publish_state,
                                    console and console.publish_view) if sink]
-        screen = TableDisplay(config.table, _fan_out(sinks)) if sinks else None
+        screen = TableDisplay(config.table, _fan_out(sinks), config.display_language,
+                              config.display_terms) if sinks else None
         if results is None:
             results = sys.stdout if config.results == "-" else open(  # noqa: SIM115
                 config.results, "a+", encoding="utf-8")

@@ -107,6 +107,8 @@ class Table:
         self._records: list[Item] = []  # frames played and what they decided, not committed
         self._lines: list[dict[str, Any]] = []  # what to publish once committed
         self._hold: HoldInForce | None = None
+        self._shown = True  # the display shows every committed frame (False: a batch waits)
+        self._to_show: list[dict[str, Any]] = []  # committed lines the display has not taken
         self._clock_offset = time.time_ns() - time.monotonic_ns()
         # The console's positions in the frame stream (this process), and what waits for
         # the commit: KEY decisions as (index among the uncommitted frames, seq, decision).
@@ -170,8 +172,7 @@ class Table:
         if lines:
             self._lines += lines
             self._track_hold(lines)
-        if self.display is not None:
-            self._stage(lines)
+        self._shown = False
 
     def commit(self) -> bool:
         """The frames played (any backlog first) into the ledger, then their lines published;
@@ -186,8 +187,6 @@ class Table:
                 self._lines.clear()
                 self._keys.clear()
                 self._pending, self._pending_seq = 0, None
-                if self.display is not None:
-                    self.display.discard()  # the history goes back with the game's rewind
                 return False
             self._records.clear()
         if self.console is not None:
@@ -198,16 +197,20 @@ class Table:
         return True
 
     def acknowledged(self) -> None:
-        """The committed batch's views to the display, one per change, after the ACK: the
-        shoe never waits for the screen."""
+        """The committed batch to the display, one view for the whole batch, after the ACK:
+        the shoe never waits for the screen, and a burst of frames costs one view."""
         if self.console is not None:
             self._console_state()
-        if self.display is None:
+        if self.display is None or self._shown:
             return
+        self._shown = True
+        lines, self._to_show = self._to_show, []
         try:
-            self.display.flush()
+            for line in lines:
+                self.display.record(line)
         except Exception:
             self.log.exception("display.failed", **self.where())
+        self._show()
 
     def idle(self) -> None:
         if self._backlog and self.ledger is not None:
@@ -261,6 +264,7 @@ class Table:
             last = record.body
         self.machine = CoupMachine(self.machine.profile, latching=self.console is not None)
         self._hold = None
+        self._to_show.clear()  # the display is rebuilt from the ledger, which has them
         if last is None:
             if self.display is not None:
                 self.display.rebuild([])
@@ -398,15 +402,11 @@ class Table:
             self._rewind_game()
             raise Refused(409, str(e)) from e
         record = action.record()
-        if self.display is not None:
-            self._stage(lines)
         index = None
         if self.ledger is not None:
             made = self._append([("action", record), *(("result", {"line": x}) for x in lines)])
             if made is None:
                 self._rewind_game()
-                if self.display is not None:
-                    self.display.discard()
                 return self._ledger_refused(action)
             index = next(r.idx for r in made if r.kind == "action")
         writer = self.console.replay_file
@@ -417,6 +417,7 @@ class Table:
         for line in lines:
             self._publish(line)
         self._track_hold(lines)
+        self._shown = False  # the action's effect is shown now, as a batch of its own
         self.acknowledged()
         return Outcome(record, lines, index)
 
@@ -479,7 +480,7 @@ class Table:
     def _console_state(self) -> None:
         assert self.console is not None
         try:
-            self.console.state(self.machine.latches, self.lamp)
+            self.console.state(self.machine.latches, self.lamp, self.machine.reports)
         except Exception:
             self.log.exception("console.failed", **self.where())
 
@@ -513,7 +514,10 @@ class Table:
     # ---- publishing -----------------------------------------------------------------------------
 
     def _publish(self, line: dict[str, Any]) -> None:
-        """A committed result or irregularity: to the results file, then the log."""
+        """A committed result or irregularity: to the results file, then the log; the display
+        takes it once the batch is acknowledged."""
+        if self.display is not None:
+            self._to_show.append(line)
         if self.results is None:
             self.published.append(line)
         else:
@@ -528,16 +532,6 @@ class Table:
                              detail=line["detail"], **where)
         else:
             self.log.info(event, code=line["code"], how=line["how"], by=line["by"], **where)
-
-    def _stage(self, lines: list[dict[str, Any]]) -> None:
-        """The view after one frame, shown only once its batch is acknowledged."""
-        assert self.display is not None
-        try:
-            for line in lines:
-                self.display.record(line)
-            self.display.stage(self.machine)
-        except Exception:
-            self.log.exception("display.failed", **self.where())
 
     def _show(self) -> None:
         """The committed state to the display (a snapshot handed over, never awaited).

@@ -9,6 +9,7 @@ import re
 
 from hil.script import parse_script
 from shoe_daemon.display.publisher import TableDisplay
+from shoe_daemon.display.words import Words
 from shoe_daemon.floor.head import Head
 from shoe_daemon.game.coup import CoupMachine
 from shoe_daemon.game.houses import get_profile
@@ -69,7 +70,7 @@ def test_a_hold_is_shown_in_the_tables_words_never_its_detail():
     t = tile(board)
     assert t["lamp"] == "hold" and t["state"] == "on_hold"
     assert t["hold"] == {"code": "WRONG_ORDER", "rule": "000 rule 12", "since": None,
-                         "words": "A card went to the wrong place. The croupier puts it right."}
+                         "words": Words()["irregularity.WRONG_ORDER"]}
     assert CODE.findall(board.tile_json("t7").decode()) == []
     assert board.held() == {"t7": ("WRONG_ORDER", 1, 1)}
     # The store found the hold's record: its wall time is the hold's start.
