@@ -44,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,7 @@ from drivers.records import frame_body, next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
 from hil.floor_servers import (  # noqa: E402
     COLLECTOR,
+    PIT,
     PREFIX,
     Broker,
     Postgres,
@@ -164,7 +166,8 @@ class Floor:
         (work / "broker").mkdir()
         self.broker = Broker(work / "broker", make_certs(work / "certs"), log=False)
         self.names = [f"t{i:03d}" for i in range(tables)]
-        self.passwords = {name: self.broker.login(name) for name in [COLLECTOR, *self.names]}
+        self.passwords = {name: self.broker.login(name)
+                          for name in [COLLECTOR, PIT, *self.names]}
         self.broker.start()
         self.pg = Postgres(("track_commit_timestamp=on",))
         self.pg.start()
@@ -207,7 +210,8 @@ class Floor:
         process and its page's URL."""
         toml = self.work / "pit.toml"
         toml.write_text(self.toml(1).read_text() + "\n[pit]\nhttp = \"127.0.0.1:0\"\n"
-                        "client_id = \"pit-1\"\n")
+                        f'client_id = "pit-1"\nusername = "{PIT}"\n'
+                        f'password = "{self.passwords[PIT]}"\n')
         log_path = self.work / "pit.log"
         with log_path.open("a") as log:
             proc = subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "serve",
@@ -355,6 +359,33 @@ def _cpu_by_program() -> dict[str, float]:
     return out
 
 
+class Load:
+    """The machine's 1-minute load average, sampled every 2 s while the block runs: the
+    other work sharing the machine, for the figures' row."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            self.samples.append(os.getloadavg()[0])
+            if self._done.wait(2.0):
+                return
+
+    def __enter__(self) -> Load:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def range(self) -> list[float]:
+        return [round(min(self.samples), 1), round(max(self.samples), 1)]
+
+
 def _exact(database: str, names: list[str], states: list[Path]) -> bool:
     from shoe_floor.store import Store
 
@@ -411,8 +442,11 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
         views = work / "views" if page else None
         if views is not None:
             views.mkdir()
-        _in_processes(_deal, [(floor.broker.config(name, floor.passwords[name]),
-                               work / "tables" / name) for name in names], pace, seconds, views)
+        with Load() as load:
+            _in_processes(_deal, [(floor.broker.config(name, floor.passwords[name]),
+                                   work / "tables" / name) for name in names], pace, seconds,
+                          views)
+        dealt_ns = time.time_ns()
         cpu = {k: round(v - cpu_before.get(k, 0.0), 1) for k, v in _cpu_by_program().items()
                if v - cpu_before.get(k, 0.0) >= 0.5}
         for _, shoe, daemon in real:
@@ -432,7 +466,8 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
         out = {"tables": tables, "real_daemons": daemons, "pace_s": pace, "seconds": seconds,
                "records": len(rows), "records_per_s": round(len(rows) / seconds),
                "simulated": _quantiles(simulated), "real_daemons_figures":
-                   _quantiles(from_daemons), "cpu_s_while_dealing": cpu}
+                   _quantiles(from_daemons), "cpu_s_while_dealing": cpu,
+               "load_1min_while_dealing": load.range()}
         if views is not None:
             time.sleep(2.0)  # the last views reach the page (a broker hop and an SSE event)
             done.set()
@@ -450,7 +485,8 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
             out["page"] = _page_figures(shown, changes, results, began_ns)
             out["sse_event"] = _page_figures([r[:3] for r in streamed], changes, results,
                                              began_ns)
-            out["tile_events_per_s"] = round(streamed[-1][3] / seconds) if streamed else 0
+            out["stream_per_s"] = _stream_rates(work / "streamed.jsonl.counts", began_ns,
+                                                dealt_ns)
             out["page_main_thread_s"] = watched["main_thread_s"]
         return out
     finally:
@@ -465,7 +501,8 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
         floor.close()
 
 
-# In the page, before its script: when each tile first shows each (shoe, coup, outcome).
+# In the page, before its script: when each tile first shows each (shoe, coup, outcome),
+# whether the page adds a tile anew or changes the one it has (its attributes, its parts).
 PAGE_RECORDER = """
 window.__shown = [];
 (() => {
@@ -476,19 +513,31 @@ window.__shown = [];
             outcome ? outcome.className.replace(/^outcome /, "") : ""].join("/");
   };
   document.addEventListener("DOMContentLoaded", () => {
+    const board = document.getElementById("tiles");
     new MutationObserver((records) => {
       const t = performance.timeOrigin + performance.now();
+      const touched = new Set();
       for (const r of records) {
-        for (const tile of r.addedNodes) {
-          if (!tile.classList || !tile.classList.contains("tile")) continue;
-          const key = keyOf(tile);
-          if (last.get(tile.dataset.table) !== key) {
-            last.set(tile.dataset.table, key);
-            window.__shown.push([tile.dataset.table, key, t]);
+        if (r.target === board) {
+          for (const node of r.addedNodes) {
+            if (node.classList && node.classList.contains("tile")) touched.add(node);
           }
+        } else {
+          const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+          const tile = node && node.closest(".tile");
+          if (tile) touched.add(tile);
         }
       }
-    }).observe(document.getElementById("tiles"), {childList: true});
+      for (const tile of touched) {
+        if (!tile.isConnected) continue;
+        const key = keyOf(tile);
+        if (last.get(tile.dataset.table) !== key) {
+          last.set(tile.dataset.table, key);
+          window.__shown.push([tile.dataset.table, key, t]);
+        }
+      }
+    }).observe(board, {childList: true, subtree: true, characterData: true, attributes: true,
+                       attributeFilter: ["data-shoe", "data-coup", "class"]});
   });
 })();
 """
@@ -547,22 +596,44 @@ def _watch_stream(url: str, out: str) -> None:
     response = conn.getresponse()
     last: dict[str, str] = {}
     event = b""
-    count = 0  # tile events so far (each a tile the page draws again)
-    with open(out, "a") as sink:
+    tiles = feet = foot_events = 0  # so far: whole tiles, and counts alone (pit.js: foot)
+    written = 0.0
+    with open(out, "a") as sink, open(out + ".counts", "a") as counts:
         while line := response.readline():
             if line.startswith(b"event: "):
                 event = line[7:].strip()
-            if not line.startswith(b"data: ") or event not in (b"tile", b"tiles"):
+            if not line.startswith(b"data: ") or event not in (b"tile", b"tiles", b"foot"):
                 continue
             now = time.time() * 1000
             data = json.loads(line[6:])
-            for tile in data["tiles"] if event == b"tiles" else [data["tile"]]:
-                count += event == b"tile"
+            if event == b"foot":
+                foot_events += 1
+                feet += len(data["feet"])
+            for tile in (data["tiles"] if event == b"tiles" else [data["tile"]]
+                         if event == b"tile" else []):
+                tiles += event == b"tile"
                 key = "/".join(tile_key(tile.get("shoe"), tile.get("coup")))
                 if last.get(tile["table"]) != key:
                     last[tile["table"]] = key
-                    sink.write(json.dumps([tile["table"], key, now, count]) + "\n")
+                    sink.write(json.dumps([tile["table"], key, now, tiles]) + "\n")
                     sink.flush()
+            if now - written >= 1000:  # the counts, a line a second: rates over any span
+                written = now
+                counts.write(json.dumps([now, tiles, foot_events, feet]) + "\n")
+                counts.flush()
+
+
+def _stream_rates(path: Path, began_ns: int, ended_ns: int) -> dict[str, float]:
+    """What the page's stream carried a second while the tables dealt: whole tiles (`tile`
+    events), `foot` events, and the tiles' feet in them."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    inside = [r for r in rows if began_ns / 1e6 <= r[0] <= ended_ns / 1e6]
+    if len(inside) < 2:
+        return {}
+    (t0, *first), (t1, *last) = inside[0], inside[-1]
+    span = (t1 - t0) / 1000
+    return {name: round((b - a) / span, 1) for name, a, b in zip(
+        ("tile_events", "foot_events", "feet"), first, last, strict=True)}
 
 
 def _results(state: Path, since_ns: int) -> list[tuple[str, int]]:

@@ -14,7 +14,7 @@ import pytest
 
 from hil.harness import ROOT, start_shoe, stop
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.audit.ledger import Ledger, load_key
 
 EXAMPLE = ROOT / "docs" / "shoe-daemon.toml"
 
@@ -151,6 +151,50 @@ def test_status_reports_a_broken_chain(tmp_path) -> None:
     result = _status(state)
     assert result.returncode == 3  # not running: the stop is on record
     assert "ledger: 0 records, chain and seals BROKEN: record 1" in result.stdout
+
+
+def _first_start_moment(state: Path) -> Path:
+    """The state directory as the daemon's very first start leaves it for a moment, in
+    Ledger.__init__'s order: the key, the ledger's file (WAL), not yet its tables."""
+    state.mkdir()
+    load_key(state / "ledger.key")
+    db = sqlite3.connect(state / "ledger.sqlite3")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+    return state / "ledger.sqlite3"
+
+
+def test_status_during_the_first_start_says_the_daemon_is_starting(tmp_path) -> None:
+    ledger = _first_start_moment(tmp_path / "state")
+    result = _status(tmp_path / "state")
+    assert result.returncode == 1, result.stdout + result.stderr  # running, not in play
+    assert "daemon: starting (making its audit ledger)" in result.stdout
+    assert "ledger: being made by the starting daemon" in result.stdout
+    assert "BROKEN" not in result.stdout and "no such table" not in result.stdout
+    # The same file long after: a first start that died before its tables, not a start.
+    old = time.time() - 600
+    os.utime(ledger, (old, old))
+    result = _status(tmp_path / "state")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "daemon: not running" in result.stdout
+    assert "its file has no tables: a first start stopped before making them" in result.stdout
+    assert "BROKEN" not in result.stdout
+    # The daemon then makes its tables: the ledger is read as ever.
+    Ledger(tmp_path / "state").close()
+    result = _status(tmp_path / "state")
+    assert result.returncode == 3 and "ledger: 0 records, chain and seals good" in result.stdout
+
+
+def test_status_reads_a_state_dir_given_relative(tmp_path) -> None:
+    ledger = Ledger(tmp_path / "state")
+    ledger.append("daemon.start", {"pid": os.getpid()})
+    ledger.append("daemon.stop", {})
+    ledger.close()
+    result = subprocess.run([sys.executable, "-m", "shoe_daemon.service.cli", "status",
+                             "--state-dir", "state"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "ledger: 2 records, chain and seals good" in result.stdout
 
 
 def test_status_needs_a_state_dir() -> None:

@@ -41,11 +41,17 @@ class LedgerReader(Ledger):
         except (OSError, ValueError) as e:
             raise AuditError(f"{key_path}: cannot read the ledger key ({e})") from e
         try:
-            self.db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
+            self.db = sqlite3.connect(f"{self.path.absolute().as_uri()}?mode=ro", uri=True,
                                       isolation_level=None, check_same_thread=False)
             self.db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as e:
             raise AuditError(f"{self.path}: {e}") from e
+
+    def made(self) -> bool:
+        """Whether the ledger's records table is there: the daemon's first start makes the
+        file a moment before its tables (`Ledger.__init__`)."""
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                               "AND name = 'records'").fetchone() is not None
 
     def checked(self, last: int | None = None) -> Iterator[Record]:
         """`Ledger.checked`, its failures as VerifyFailed (an audit's "not intact", exit 1)."""

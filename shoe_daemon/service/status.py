@@ -4,7 +4,7 @@ lines), `STATE_DIR/status.json` (rewritten atomically on every change and every
 file and the audit ledger read-only and never disturbs the daemon.
 
 `shoe-daemon status` exits 0 when the daemon runs and serves the table, 1 when it runs but
-the table is not in play (waiting for the shoe, a hold, the ledger unwritable, or no
+the table is not in play (starting, waiting for the shoe, a hold, the ledger unwritable, or no
 heartbeat for `STALE_AFTER` seconds: a hung loop), 3 when it is not running (the LSB code
 `systemctl status` uses), 2 when the state cannot be read.
 
@@ -35,6 +35,7 @@ STALE_AFTER = 3 * FILE_EVERY  # s without a heartbeat: the loop is stuck
 SLICE = 1.0  # s: the longest single wait in the loop when no watchdog interval is given
 
 RUNNING, NOT_IN_PLAY, CANNOT_READ, NOT_RUNNING = 0, 1, 2, 3
+UNMADE = "not made yet"  # the ledger's file is there, its tables not yet
 
 _STATE_WORDS = {
     "no_shoe": "no shoe loaded",
@@ -242,10 +243,12 @@ def pid_alive(pid: int) -> bool:
 
 
 def _ledger_facts(state_dir: Path) -> dict[str, Any]:
-    """The ledger's count, chain and seals, and its latest events, read-only."""
+    """The ledger's count, chain and seals, and its latest events, read-only. `unmade` is
+    the ledger file's time (ns) when the file is there without its tables yet."""
     from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
 
-    facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None}
+    facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None,
+                             "unmade": None}
     try:
         reader = LedgerReader(state_dir)
     except AuditError as e:
@@ -253,6 +256,11 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
         return facts
     last: dict[str, Any] = facts["last"]
     try:
+        if not reader.made():  # the daemon's first start, between the file and its tables
+            facts["chain"] = UNMADE
+            with contextlib.suppress(OSError):
+                facts["unmade"] = reader.path.stat().st_mtime_ns
+            return facts
         for record in reader.checked():
             facts["records"] += 1
             last[record.kind] = record
@@ -295,9 +303,20 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     else:
         pid = start.body.get("pid") if start else None
         running = pid is not None and pid_alive(pid) and "daemon.stop" not in last
-    lines = [f"daemon: running, pid {pid}" + (f", started {_iso(start.wall_ns)}" if start else "")
-             if running else "daemon: not running" + (f" (last pid {pid})" if pid else "")]
-    code = RUNNING if running else NOT_RUNNING
+    # The daemon's first start makes the ledger's file, then its tables, then status.json: a
+    # ledger without tables, made since the last status.json (if any) and lately, is a start
+    # under way, not a broken ledger.
+    made_ns = facts["unmade"]
+    starting = (not running and made_ns is not None and now_ns - made_ns < STALE_AFTER * 1e9
+                and (status is None or status["updated_ns"] <= made_ns))
+    if starting:
+        lines = ["daemon: starting (making its audit ledger)"]
+        code = NOT_IN_PLAY
+    else:
+        lines = [f"daemon: running, pid {pid}"
+                 + (f", started {_iso(start.wall_ns)}" if start else "")
+                 if running else "daemon: not running" + (f" (last pid {pid})" if pid else "")]
+        code = RUNNING if running else NOT_RUNNING
     if status is not None:
         age = (now_ns - status["updated_ns"]) / 1e9
         lines.append(f"status: {status['status']} (as of {status['updated']}, {age:.0f} s ago)")
@@ -326,25 +345,33 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     if facts["hold"] is not None:
         h = facts["hold"]
         lines.append(f"open hold: {h['code']} ({h['rule']}) at shoe {h['shoe']} coup {h['coup']}")
-    lines.append(f"ledger: {facts['records']} records, chain and seals {facts['chain']}")
+    if facts["chain"] == UNMADE:
+        lines.append("ledger: being made by the starting daemon" if running or starting else
+                     "ledger: its file has no tables: a first start stopped before making "
+                     "them (the next start makes them)")
+    else:
+        lines.append(f"ledger: {facts['records']} records, chain and seals {facts['chain']}")
     if facts["chain"] not in ("good", "absent") and running:
         code = NOT_IN_PLAY
-    floor = _floor_line(state_dir, status.get("floor") if status else None, running)
+    floor = _floor_line(state_dir, status.get("floor") if status else None, running,
+                        facts["chain"] != UNMADE)
     if floor:
         lines.append(floor)
     return Summary(code, lines)
 
 
-def _floor_line(state_dir: Path, said: dict[str, Any] | None, running: bool) -> str | None:
+def _floor_line(state_dir: Path, said: dict[str, Any] | None, running: bool,
+                made: bool = True) -> str | None:
     """The floor link: as the daemon last said (connected or not) while it runs, with the
-    backlog and cursor read now from the files. None when the table has no floor link (the
-    daemon's status.json names none and no link ever kept a cursor here)."""
+    backlog and cursor read now from the files (a ledger not `made` yet holds nothing to
+    send). None when the table has no floor link (the daemon's status.json names none and no
+    link ever kept a cursor here)."""
     from shoe_daemon.floor.cursor import backlog, cursor_path, read_cursor
 
     if said is None and not cursor_path(state_dir).exists():
         return None
     try:
-        waiting, acked = backlog(state_dir), read_cursor(state_dir).idx
+        waiting, acked = backlog(state_dir) if made else 0, read_cursor(state_dir).idx
     except (ValueError, sqlite3.Error) as e:
         return f"floor: cannot read the link's cursor or the ledger: {e}"
     counts = f"the broker has acknowledged every record through {acked}; {waiting} to send"

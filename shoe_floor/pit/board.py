@@ -28,6 +28,10 @@ Separately, the store is behind when the table showed a change (a new live state
 store has had no record of that table stored within `grace` of it (the two clocks, the
 page's and the collector's, and their queues, may differ by less).
 
+A tile's foot (`store`, `reported`, `alarms`: the counts) is kept apart from the rest, so a
+change of the counts alone, as most readings of the store make, can go to the page as the
+foot alone (server.py) and leave the rest of the tile as it is drawn.
+
 Every method runs on the server's loop; the feed's threads hand their news to it there.
 """
 
@@ -44,6 +48,7 @@ from shoe_floor.query import AlarmCount, TableRow
 RESULTS = 12  # last decided coups on a tile
 ROAD_COLUMNS = 26  # big road columns on a tile
 WAITING = ("punter_to_declare", "banker_to_play")
+FOOT = ("store", "reported", "alarms")  # a tile's foot: the counts
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,9 @@ class Board:
         self.store_at: int | None = None  # ns, the page's clock: the last good reading
         self.store_error: str | None = None
         self._tiles: dict[str, bytes] = {}
+        self._rests: dict[str, bytes] = {}  # each tile without its foot
+        self._feet: dict[str, bytes] = {}  # each tile's foot, a JSON object
+        self._foot_only: dict[str, bool] = {}  # the tile's last change was in its foot alone
         self._marks: dict[str, Mark] = {}
 
     # News; each returns the tables whose tile changed.
@@ -259,6 +267,15 @@ class Board:
     def tile_json(self, table: str) -> bytes:
         return self._tiles[table]
 
+    def foot_json(self, table: str) -> bytes:
+        """The tile's foot alone, with its table's name: `{"table": ..., "store": ...}`."""
+        return (b'{"table":' + json.dumps(table, ensure_ascii=False).encode() + b","
+                + self._feet[table][1:])
+
+    def foot_only(self, table: str) -> bool:
+        """Whether the tile's last change was in its foot alone (the page had its tile)."""
+        return self._foot_only[table]
+
     def tables(self) -> list[str]:
         return sorted(self._tiles)
 
@@ -287,11 +304,20 @@ class Board:
                 # tables' tiles go on.
                 self.facts[table].view = None
                 tile = self.tile(table)
-            data = json.dumps(tile, ensure_ascii=False, separators=(",", ":")).encode()
-            if self._tiles.get(table) != data:
-                self._tiles[table] = data
-                store = tile["store"]
-                self._marks[table] = Mark(tile["lamp"], tile["alarms"]["serious"],
-                                          store["backlog"], store["at_least"])
-                changed.append(table)
+            parts = {k: tile.pop(k) for k in FOOT}
+            foot, rest = _json(parts), _json(tile)
+            same_rest = self._rests.get(table) == rest
+            if same_rest and self._feet.get(table) == foot:
+                continue
+            self._tiles[table] = rest[:-1] + b"," + foot[1:]  # the two objects as one
+            self._rests[table], self._feet[table] = rest, foot
+            self._foot_only[table] = same_rest
+            store = parts["store"]
+            self._marks[table] = Mark(tile["lamp"], parts["alarms"]["serious"],
+                                      store["backlog"], store["at_least"])
+            changed.append(table)
         return changed
+
+
+def _json(value: dict[str, Any]) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()

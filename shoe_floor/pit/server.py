@@ -3,9 +3,13 @@ whole floor.
 
 One Server-Sent Events stream per screen carries every table: first the whole board (event
 `tiles`), then one `tile` event per table whose tile changed, and a `floor` event when the
-floor's summary changes. A few hundred tables at a croupier's pace are a few hundred small
-events a second at most. Each screen has a bounded queue; one that lets it fill (a stuck tab,
-a dead network) is dropped, and its EventSource reconnects and starts again from the board.
+floor's summary changes. A change of the counts alone (a tile's foot: most of what a reading
+of the store moves, the stored tip of every table that committed in the last second) is not
+a whole tile: the feet of all the tables whose counts alone changed in one piece of news go
+as one `foot` event, which the page applies to the tiles it has. A few hundred tables at a
+croupier's pace are then about one event a second per table's own change, and one for each
+reading of the store. Each screen has a bounded queue; one that lets it fill (a stuck tab, a
+dead network) is dropped, and its EventSource reconnects and starts again from the board.
 
 Read-only: every route is GET (and HEAD); anything else is 405.
 """
@@ -63,8 +67,14 @@ class PitServer(SseServer):
         if self.applied is not None:
             self.applied(self.board)
         stamp = str(now // 1_000_000).encode()
+        feet = [table for table in changed if self.board.foot_only(table)]
         events = [b'event: tile\ndata: {"now":' + stamp + b',"tile":'
-                  + self.board.tile_json(table) + b"}\n\n" for table in changed]
+                  + self.board.tile_json(table) + b"}\n\n"
+                  for table in changed if not self.board.foot_only(table)]
+        if feet:
+            events.append(b'event: foot\ndata: {"now":' + stamp + b',"feet":['
+                          + b",".join(self.board.foot_json(table) for table in feet)
+                          + b"]}\n\n")
         floor = self._floor_json(now)
         if floor[1] != self._floor:
             self._floor = floor[1]

@@ -242,3 +242,29 @@ def test_a_view_of_another_shape_shows_no_state_and_spoils_no_other_tile():
     assert tile(board, "t7")["lamp"] == "unknown"
     assert sorted(board.store(news(row("t7"), row("t8", tip=3)), 3 * S)) == ["t7", "t8"]
     assert tile(board, "t8")["store"]["tip"] == 3
+
+
+def test_a_change_of_the_counts_alone_is_the_foot_alone():
+    """Most readings of the store move a tile's counts and nothing else: the page gets the
+    foot alone (server.py); the whole tile is still the rest and the foot together."""
+    table, board = Table(), Board()
+    board.state("t7", table.play("SHOE DEAL 9C 2D KH 3S"), True, 1 * S)
+    assert board.foot_only("t7") is False  # the page has no tile for it yet
+    board.store(news(row(tip=9)), 2 * S)
+    assert board.foot_only("t7") is False  # the first reading: online, from the store
+    board.store(news(row(tip=10)), 2 * S)
+    assert board.foot_only("t7") is True
+    assert json.loads(board.foot_json("t7")) == {
+        "table": "t7", **{k: tile(board)[k] for k in ("store", "reported", "alarms")}}
+    board.head("t7", report(12, 10))
+    assert board.foot_only("t7") is True and tile(board)["reported"]["head"] == 12
+    board.store(news(row(tip=12), alarms={"t7": [AlarmCount("gap", 1, 3 * S, 11)]}), 3 * S)
+    assert board.foot_only("t7") is True and tile(board)["alarms"]["count"] == 1
+    # A change the table shows, or the store dating its hold, is the whole tile.
+    board.state("t7", table.play("DEAL"), True, 4 * S)
+    assert board.foot_only("t7") is False
+    board.online("t7", b"offline", True, 5 * S)
+    assert board.foot_only("t7") is False
+    t = tile(board)
+    assert t["lamp"] == "offline" and t["store"]["tip"] == 12 and t["coup"]["number"] == 2
+    assert set(t) >= {"table", "lamp", "coup", "road", "store", "reported", "alarms"}

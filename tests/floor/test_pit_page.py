@@ -23,11 +23,14 @@ from shoe_daemon.floor.outbox import message
 from shoe_daemon.floor.topics import RECORDS, topic
 from shoe_floor.collector import Collector
 from shoe_floor.config import load
+from shoe_floor.pit.board import Board
 from shoe_floor.pit.config import load as load_pit
+from shoe_floor.pit.server import PitServer
 from shoe_floor.pit.service import Pit
 from tests.display_client import get
 from tests.floor.conftest import PIT, PREFIX, ROOT, Raw, wait_for
 from tests.floor.game import GameTable
+from tests.floor.test_pit_board import Table, news, row
 from tests.test_display_browser import SHOTS, launch, wait_until
 
 CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
@@ -209,14 +212,15 @@ def test_the_page_follows_every_table_live(games, collector, pit, browser, broke
     page.close()
 
 
-# Runs in the page: notes the backlog each rendering of a tile showed, however briefly.
+# Runs in the page: notes the backlog each drawing of a tile showed, however briefly.
 SEEN = """(table) => {
   window.seen = [];
   new MutationObserver(() => {
     const t = document.querySelector(`.tile[data-table="${table}"]`);
     if (t) window.seen.push([Number(t.dataset.backlog), Number(t.dataset.toSend),
                              t.dataset.atLeast === "yes"]);
-  }).observe(document.getElementById("tiles"), {childList: true});
+  }).observe(document.getElementById("tiles"), {childList: true, subtree: true,
+                                                attributes: true});
 }"""
 
 
@@ -349,6 +353,106 @@ def test_24_tables_legible_at_1920x1080(games, collector, pit, browser):
                              "n => n.nodeType === 3 && n.textContent.trim()))"
                              ".map(e => parseFloat(getComputedStyle(e).fontSize)))")
     assert smallest >= 12
+    page.close()
+
+
+# ---- the page's drawing: the page's server and Chromium, the board's news posted as the feed
+# posts it (the broker and the store are the tests above) ----------------------------------
+
+@pytest.fixture
+def board_server() -> Iterator[PitServer]:
+    s = PitServer(Board(), "127.0.0.1", 0)
+    s.start()
+    yield s
+    s.stop()
+
+
+def post_state(server: PitServer, table: str, view: bytes) -> None:
+    server.post(lambda board, now: board.state(table, view, True, now))
+
+
+def post_tip(server: PitServer, table: str, tip: int) -> None:
+    server.post(lambda board, now: board.store(news(row(table, tip=tip, tip_at=now)), now))
+
+
+HANDS = ("9C 2D KH 3S", "2H 9S 3D KC", "9D 2C KS 3H", "2S 9H 3C KD")  # punter, banker naturals
+
+# Runs in the page: a tile's nodes as drawn now, by part, to tell later whether the page kept
+# them or built them again.
+PARTS = """(table) => {
+  const t = document.querySelector(`.tile[data-table="${table}"]`);
+  return {tile: [t], road: [...t.querySelectorAll(".road, .road *")],
+          beads: [...t.querySelectorAll(".bead")], cards: [...t.querySelectorAll(".coup *")],
+          top: [...t.querySelectorAll(".top *")]};
+}"""
+KEEP = f"(table) => {{ window.kept = ({PARTS})(table); }}"
+KEPT = f"""(table) => {{
+  const now = ({PARTS})(table);
+  return Object.keys(now).filter((part) => !(window.kept[part].length > 0
+    && now[part].length === window.kept[part].length
+    && now[part].every((node, i) => node === window.kept[part][i])));
+}}"""
+
+
+def test_a_tile_whose_counts_alone_change_keeps_its_road_beads_and_cards(board_server, browser):
+    table = Table(name="t1")
+    table.play("SHOE")
+    for n in range(9):
+        table.play("DEAL " + HANDS[n % len(HANDS)])
+    post_state(board_server, "t1", table.views[-1])
+    post_tip(board_server, "t1", 40)
+    page = open_page(browser, board_server.url)
+    wait_attr(page, "t1", "tip", 40)
+    assert len(page.query_selector_all(f"{tile(page, 't1')} .road .ring")) == 9
+    page.evaluate(KEEP, "t1")
+    # The store's next readings move the counts alone: the page changes the foot alone.
+    for tip in (41, 42, 1_043):
+        post_tip(board_server, "t1", tip)
+        wait_text(page, "t1", f"stored #{tip:,}")
+        assert page.evaluate(KEPT, "t1") == []  # no part drawn again but the foot
+    # A result changes the road: its cells stay, and one more is marked.
+    table.play("DEAL " + HANDS[1])
+    post_state(board_server, "t1", table.views[-1])
+    wait_attr(page, "t1", "coup", 10)
+    wait_until(page, f"document.querySelectorAll('{tile(page, 't1')} .road .ring').length"
+                     " === 10")
+    assert page.evaluate("""(table) => {
+      const cells = [...document.querySelectorAll(`.tile[data-table="${table}"] .road .cell`)];
+      return cells.length === 156 && cells.every((c) => window.kept.road.includes(c));
+    }""", "t1")
+    assert len(page.query_selector_all(f"{tile(page, 't1')} .bead")) == 10
+    assert "stored #1,043" in tile_text(page, "t1")
+    page.close()
+
+
+def test_a_burst_of_news_for_one_tile_shows_its_latest(board_server, browser):
+    table = Table(name="t1")
+    post_state(board_server, "t1", table.play("SHOE"))
+    post_tip(board_server, "t1", 1)
+    page = open_page(browser, board_server.url)
+    wait_attr(page, "t1", "tip", 1)
+    # Twenty coups, a view for each card, and a reading of the store after each view, all
+    # at once: the last of each must win, whatever the page drew in between.
+    views = []
+    for n in range(20):
+        views.append(table.play("DEAL"))
+        views += [table.play(card) for card in HANDS[n % len(HANDS)].split()]
+    for tip, view in enumerate(views, start=2):
+        post_state(board_server, "t1", view)
+        post_tip(board_server, "t1", tip)
+    last, tip = json.loads(views[-1]), len(views) + 1
+    wait_attr(page, "t1", "tip", tip)
+    time.sleep(0.5)  # nothing older comes after it
+    t = page.query_selector(tile(page, "t1"))
+    assert t.get_attribute("data-tip") == str(tip) and f"stored #{tip}" in t.inner_text()
+    assert t.get_attribute("data-coup") == str(last["coup"]["number"]) == "20"
+    assert [c.get_attribute("data-code") for c in t.query_selector_all(".coup .card")] == (
+        last["coup"]["punter"]["cards"] + last["coup"]["banker"]["cards"])
+    assert t.query_selector(".state .outcome").get_attribute("class") == "outcome banker"
+    served = json.loads(board_server.board.tile_json("t1"))
+    assert len(t.query_selector_all(".road .ring")) == len(served["road"]) == 20
+    assert [b.inner_text() for b in t.query_selector_all(".bead")] == [
+        str(b["total"]) for b in served["results"]]
     page.close()
 
 

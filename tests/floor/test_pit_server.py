@@ -16,7 +16,7 @@ import pytest
 from shoe_floor.pit.board import Board
 from shoe_floor.pit.server import PitServer
 from tests.display_client import get, wait_for
-from tests.floor.test_pit_board import Table
+from tests.floor.test_pit_board import Table, news, row
 
 
 class Stream:
@@ -30,7 +30,8 @@ class Stream:
         assert self.response.status == 200
         assert self.response.getheader("Content-Type").startswith("text/event-stream")
 
-    def next(self, kinds: tuple[str, ...] = ("tiles", "tile", "floor")) -> tuple[str, dict]:
+    def next(self, kinds: tuple[str, ...] = ("tiles", "tile", "floor", "foot")
+             ) -> tuple[str, dict]:
         kind, data = None, b""
         while True:
             line = self.response.readline()
@@ -115,6 +116,31 @@ def test_a_floor_of_300_tables_is_one_board_then_one_event_per_change(server):
     assert data["tile"]["table"] == "T150" and data["tile"]["coup"]["number"] == 1
     state(server, "T007", tables["T007"].play("DEAL"))
     assert stream.next(("tile",))[1]["tile"]["table"] == "T007"  # nothing else between
+    stream.close()
+
+
+def test_a_reading_of_the_store_moving_counts_alone_is_one_event_of_their_feet(server):
+    tables = {f"t{n}": Table(name=f"t{n}") for n in range(1, 4)}
+    for name, table in tables.items():
+        state(server, name, table.play("SHOE DEAL 9C 2D KH 3S"))
+    server.post(lambda board, now: board.store(news(*(row(t, tip=5) for t in tables)), now))
+    wait_for(lambda: server.board.tables() == sorted(tables) and all(
+        json.loads(server.board.tile_json(t))["store"]["tip"] == 5 for t in tables),
+             what="the first reading")
+    stream = Stream(server.url)
+    stream.next(("tiles",))
+    # The next reading: t1's and t3's tips moved, t2's did not.
+    server.post(lambda board, now: board.store(news(row("t1", tip=9), row("t2", tip=5),
+                                                    row("t3", tip=7)), now))
+    kind, data = stream.next(("tile", "foot"))
+    assert kind == "foot" and data["now"] > 0
+    assert [(f["table"], f["store"]["tip"]) for f in data["feet"]] == [("t1", 9), ("t3", 7)]
+    assert set(data["feet"][0]) == {"table", "store", "reported", "alarms"}
+    # A change the table shows is its whole tile, as before.
+    state(server, "t2", tables["t2"].play("DEAL"))
+    kind, data = stream.next(("tile", "foot"))
+    assert kind == "tile" and data["tile"]["table"] == "t2"
+    assert data["tile"]["coup"]["number"] == 2 and data["tile"]["store"]["tip"] == 5
     stream.close()
 
 

@@ -1,6 +1,14 @@
 // The pit's board: one tile per table, kept live over one Server-Sent Events stream.
 // Each tile relays the table's public view, which never holds a face-down card: a card that
 // arrives as null is drawn face down, and nothing here could know its code.
+//
+// Cheap enough for a few hundred tables dealing at once: what arrives is kept per table and
+// drawn at most once per animation frame, each tile with its latest data (a burst is one
+// drawing); a tile is built once, and then only the parts whose data changed are drawn again
+// (a reading of the store moves the counts in the foot alone; the road and the beads change
+// with a result, the cards with a card); the road's cells stay, and only those whose mark
+// changed are redrawn. Tiles off screen are neither laid out nor painted (pit.css:
+// content-visibility).
 "use strict";
 
 const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
@@ -12,10 +20,13 @@ const SIDES = {
 const LAMPS = { ready: "READY", waiting: "WAITING", hold: "HOLD", offline: "OFFLINE",
                 unknown: "NO STATE" };
 const ROAD_COLUMNS = 26;
+const ROAD_ROWS = 6;
 
 const $ = (id) => document.getElementById(id);
 const collator = new Intl.Collator(undefined, { numeric: true });
-const tiles = new Map(); // table -> its <article>
+const tiles = new Map(); // table -> its tile: { node, parts, cells, marks, keys, data }
+const waiting = new Map(); // table -> its latest data, not drawn yet
+let frame = 0; // the animation frame asked for, while one is
 let offset = 0; // the server's clock minus ours, ms
 
 function el(tag, className, text) {
@@ -49,9 +60,10 @@ function since(className, prefix, at, after) {
 
 function tick(span) {
   const elapsed = now() - Number(span.dataset.since);
-  const after = Number(span.dataset.after || 0);
-  span.hidden = elapsed < after;
-  span.textContent = span.dataset.prefix + age(elapsed);
+  const hidden = elapsed < Number(span.dataset.after || 0);
+  const text = span.dataset.prefix + age(elapsed);
+  if (span.hidden !== hidden) span.hidden = hidden;
+  if (span.textContent !== text) span.textContent = text;
 }
 
 function cardNode(code, position) {
@@ -88,27 +100,55 @@ function outcomeWords(coup, names) {
   }
 }
 
-function road(cells) {
-  const node = el("div", "road");
-  const grid = new Map(cells.map((c) => [c.col + ":" + c.row, c]));
-  for (let col = 0; col < ROAD_COLUMNS; col++) {
-    for (let row = 0; row < 6; row++) {
-      const cell = el("div", "cell");
-      const c = grid.get(col + ":" + row);
-      if (c) {
-        const ring = el("div", "ring " + c.winner + (c.natural ? " natural" : ""));
-        ring.dataset.winner = c.winner;
-        cell.append(ring);
-        if (c.ties > 0) cell.append(el("div", "tie"));
-      }
-      node.append(cell);
-    }
-  }
-  return node;
+const count = (n) => n.toLocaleString("en");
+
+// The backlog: what the table has committed that the store does not hold. While the table is
+// offline its last report is all the pit knows: "at least".
+function backlogWords(n, atLeast) {
+  return "backlog " + (atLeast ? "\u2265 " : "") + count(n);
 }
 
-function alertLine(t) {
-  const line = el("div", "alert");
+// ---- a tile's parts, top to bottom: each is drawn again only when what it shows changed -----
+
+function drawTop(node, t) {
+  node.replaceChildren(
+    el("span", "name", t.name || t.table),
+    el("span", "house", [t.house, t.name && t.name !== t.table ? t.table : ""]
+      .filter(Boolean).join(" \u00b7 ")),
+    el("span", "lamp " + t.lamp, LAMPS[t.lamp] || t.lamp));
+}
+
+function drawShoe(node, t) {
+  const parts = [];
+  if (t.shoe) {
+    parts.push(el("span", "", "Shoe " + t.shoe.number + (t.coup ? " \u00b7 Coup " + t.coup.number : "")),
+               el("span", "left", t.shoe.cards_left + " left"));
+    if (t.shoe.finished) parts.push(el("span", "badge", "SHOE FINISHED"));
+    else if (t.shoe.last_coup) parts.push(el("span", "badge", "LAST COUP"));
+  } else {
+    parts.push(el("span", "left", t.state ? "No shoe" : "No state from the table yet"));
+  }
+  node.replaceChildren(...parts);
+}
+
+function drawState(node, t) {
+  const names = SIDES[t.game] || SIDES["chemin-de-fer"];
+  node.replaceChildren(el("span", "words", t.hold ? t.hold.words : (t.state_words || "")));
+  if (t.coup && t.coup.outcome) {
+    node.append(el("span", "outcome " + t.coup.outcome, outcomeWords(t.coup, names)));
+  }
+}
+
+function drawCoup(node, t) {
+  const names = SIDES[t.game] || SIDES["chemin-de-fer"];
+  node.replaceChildren(...(t.coup ? [...hand(t.coup.punter, "p", names.p),
+                                     ...hand(t.coup.banker, "b", names.b)] : []));
+}
+
+function drawAlert(line, t) {
+  line.className = "alert";
+  delete line.dataset.hold;
+  line.replaceChildren();
   if (t.lamp === "offline") {
     line.className = "alert offline";
     line.append(t.online_since ? since("", "OFFLINE ", t.online_since) : el("span", "", "OFFLINE"));
@@ -122,19 +162,17 @@ function alertLine(t) {
     line.className = "alert notice";
     line.textContent = t.notices.map((n) => n.words + " (" + n.rule + ")").join(" \u2022 ");
   }
-  return line;
 }
 
-const count = (n) => n.toLocaleString("en");
-
-// The backlog: what the table has committed that the store does not hold. While the table is
-// offline its last report is all the pit knows: "at least".
-function backlogWords(n, atLeast) {
-  return "backlog " + (atLeast ? "\u2265 " : "") + count(n);
+function drawBeads(node, t) {
+  node.replaceChildren(...(t.results || []).map((b) => {
+    const bead = el("span", "bead " + b.winner + (b.natural ? " natural" : ""), String(b.total));
+    bead.dataset.winner = b.winner;
+    return bead;
+  }));
 }
 
-function foot(t) {
-  const f = el("div", "foot");
+function drawFoot(f, t) {
   const s = t.store;
   const backlog = el("span", s.backlog ? "warn" : "", backlogWords(s.backlog, s.at_least));
   backlog.dataset.backlog = String(s.backlog);
@@ -143,7 +181,7 @@ function foot(t) {
       .slice(11, 19) + " UTC by its clock: ledger at #" + count(t.reported.head) +
       ", the broker had acknowledged every record through #" + count(t.reported.acked);
   }
-  f.append(backlog);
+  f.replaceChildren(backlog);
   // The table's own count, in the words of `shoe-daemon status`; gone with the table.
   if (s.to_send && !s.at_least) f.append(el("span", "warn", count(s.to_send) + " to send"));
   if (s.gap_at) f.append(el("span", "warn", "gap at #" + s.gap_at));
@@ -154,67 +192,111 @@ function foot(t) {
                 a.count + (a.count === 1 ? " alarm" : " alarms") + " (" + a.last.kind + ")"));
   }
   f.append(el("span", "stored", s.tip ? "stored #" + s.tip.toLocaleString("en") : "nothing stored"));
-  return f;
 }
 
-function render(t) {
-  const names = SIDES[t.game] || SIDES["chemin-de-fer"];
-  const tile = el("article", "tile");
-  tile.dataset.table = t.table;
-  tile.dataset.lamp = t.lamp;
-  tile.dataset.alarm = t.alarms.serious ? "serious" : "";
-  tile.dataset.shoe = t.shoe ? String(t.shoe.number) : "";
-  tile.dataset.coup = t.coup ? String(t.coup.number) : "";
-  tile.dataset.tip = String(t.store.tip);
-  tile.dataset.backlog = String(t.store.backlog);
-  tile.dataset.atLeast = t.store.at_least ? "yes" : "";
-  tile.dataset.toSend = String(t.store.to_send);
-  const top = el("div", "top");
-  top.append(el("span", "name", t.name || t.table),
-             el("span", "house", [t.house, t.name && t.name !== t.table ? t.table : ""]
-               .filter(Boolean).join(" \u00b7 ")),
-             el("span", "lamp " + t.lamp, LAMPS[t.lamp] || t.lamp));
-  tile.append(top);
-  const shoe = el("div", "shoe");
-  if (t.shoe) {
-    shoe.append(el("span", "", "Shoe " + t.shoe.number + (t.coup ? " \u00b7 Coup " + t.coup.number : "")),
-                el("span", "left", t.shoe.cards_left + " left"));
-    if (t.shoe.finished) shoe.append(el("span", "badge", "SHOE FINISHED"));
-    else if (t.shoe.last_coup) shoe.append(el("span", "badge", "LAST COUP"));
-  } else {
-    shoe.append(el("span", "left", t.state ? "No shoe" : "No state from the table yet"));
+// [class, what the part shows (drawn again when this changes), how it is drawn]
+const PARTS = [
+  ["top", (t) => [t.name, t.house, t.table, t.lamp], drawTop],
+  ["shoe", (t) => [t.shoe, t.coup ? t.coup.number : null, Boolean(t.state)], drawShoe],
+  ["state", (t) => [t.game, t.hold ? t.hold.words : t.state_words,
+                    t.coup && t.coup.outcome ? [t.coup.outcome, t.coup.punter, t.coup.banker]
+                                             : null], drawState],
+  ["coup", (t) => [t.game, t.coup ? [t.coup.punter, t.coup.banker] : null], drawCoup],
+  ["alert", (t) => [t.lamp === "offline", t.online_since, t.hold, t.notices], drawAlert],
+  ["beads", (t) => t.results || [], drawBeads],
+  ["road", null, null],
+  ["foot", (t) => [t.store, t.reported, t.alarms], drawFoot],
+];
+
+function makeTile(table) {
+  const node = el("article", "tile");
+  node.dataset.table = table;
+  const parts = {};
+  for (const [name] of PARTS) {
+    parts[name] = el("div", name);
+    node.append(parts[name]);
   }
-  const state = el("div", "state");
-  state.append(el("span", "words", t.hold ? t.hold.words : (t.state_words || "")));
-  if (t.coup && t.coup.outcome) {
-    state.append(el("span", "outcome " + t.coup.outcome, outcomeWords(t.coup, names)));
-  }
-  const coup = el("div", "coup");
-  if (t.coup) {
-    coup.append(...hand(t.coup.punter, "p", names.p), ...hand(t.coup.banker, "b", names.b));
-  }
-  tile.append(shoe, state, coup, alertLine(t));
-  const beads = el("div", "beads");
-  (t.results || []).forEach((b) => {
-    const bead = el("span", "bead " + b.winner + (b.natural ? " natural" : ""), String(b.total));
-    bead.dataset.winner = b.winner;
-    beads.append(bead);
+  // The big road's cells, made once: column by column, six rows each.
+  const cells = [];
+  for (let i = 0; i < ROAD_COLUMNS * ROAD_ROWS; i++) cells.push(el("div", "cell"));
+  parts.road.append(...cells);
+  return { node, parts, cells, marks: cells.map(() => ""), keys: {}, data: null };
+}
+
+// Only the cells whose mark changed: a result adds one, a full road shifts them all.
+function drawRoad(tile, road) {
+  const at = new Map(road.map((c) => [c.col * ROAD_ROWS + c.row, c]));
+  tile.cells.forEach((cell, i) => {
+    const c = at.get(i);
+    const mark = c ? c.winner + (c.natural ? " natural" : "") + (c.ties > 0 ? " tie" : "") : "";
+    if (tile.marks[i] === mark) return;
+    tile.marks[i] = mark;
+    cell.replaceChildren();
+    if (!c) return;
+    const ring = el("div", "ring " + c.winner + (c.natural ? " natural" : ""));
+    ring.dataset.winner = c.winner;
+    cell.append(ring);
+    if (c.ties > 0) cell.append(el("div", "tie"));
   });
-  tile.append(beads, road(t.road || []), foot(t));
-  return tile;
+}
+
+function setData(node, name, value) {
+  if (node.dataset[name] !== value) node.dataset[name] = value;
+}
+
+function draw(tile, t) {
+  const node = tile.node;
+  setData(node, "lamp", t.lamp);
+  setData(node, "alarm", t.alarms.serious ? "serious" : "");
+  setData(node, "shoe", t.shoe ? String(t.shoe.number) : "");
+  setData(node, "coup", t.coup ? String(t.coup.number) : "");
+  setData(node, "tip", String(t.store.tip));
+  setData(node, "backlog", String(t.store.backlog));
+  setData(node, "atLeast", t.store.at_least ? "yes" : "");
+  setData(node, "toSend", String(t.store.to_send));
+  for (const [name, shows, drawPart] of PARTS) {
+    if (!shows) continue;
+    const key = JSON.stringify(shows(t));
+    if (tile.keys[name] === key) continue;
+    tile.keys[name] = key;
+    drawPart(tile.parts[name], t);
+  }
+  if (!tile.data || tile.data.road !== t.road) drawRoad(tile, t.road || []);
+  tile.data = t;
 }
 
 function place(t) {
-  const fresh = render(t);
-  const old = tiles.get(t.table);
-  if (old) {
-    old.replaceWith(fresh);
-  } else {
-    const names = [...tiles.keys(), t.table].sort(collator.compare);
-    const next = names[names.indexOf(t.table) + 1];
-    $("tiles").insertBefore(fresh, next ? tiles.get(next) : null);
+  let tile = tiles.get(t.table);
+  if (tile) {
+    draw(tile, t);
+    return;
   }
-  tiles.set(t.table, fresh);
+  tile = makeTile(t.table);
+  draw(tile, t);
+  const names = [...tiles.keys(), t.table].sort(collator.compare);
+  const next = names[names.indexOf(t.table) + 1];
+  $("tiles").insertBefore(tile.node, next ? tiles.get(next).node : null);
+  tiles.set(t.table, tile);
+}
+
+// ---- what arrives: kept per table, drawn at the next animation frame -----------------------
+
+function latest(table) {
+  if (waiting.has(table)) return waiting.get(table);
+  const tile = tiles.get(table);
+  return tile ? tile.data : null;
+}
+
+function arrived(t) {
+  waiting.set(t.table, t);
+  if (!frame) frame = requestAnimationFrame(drawWaiting);
+}
+
+function drawWaiting() {
+  frame = 0;
+  const batch = [...waiting.values()];
+  waiting.clear();
+  batch.forEach(place);
 }
 
 function floor(f) {
@@ -238,17 +320,33 @@ function floor(f) {
 
 function connect() {
   const source = new EventSource("/api/events");
+  // The whole board: first on each connection. It replaces whatever was waiting.
   source.addEventListener("tiles", (event) => {
     const data = JSON.parse(event.data);
-    tiles.clear();
-    $("tiles").replaceChildren();
+    waiting.clear();
+    const names = new Set(data.tiles.map((t) => t.table));
+    for (const [table, tile] of tiles) {
+      if (!names.has(table)) {
+        tile.node.remove();
+        tiles.delete(table);
+      }
+    }
     floor(data.floor);
     data.tiles.forEach(place);
   });
   source.addEventListener("tile", (event) => {
     const data = JSON.parse(event.data);
     offset = data.now - Date.now();
-    place(data.tile);
+    arrived(data.tile);
+  });
+  // The counts alone of some tables: each merged into the latest the page has of its tile.
+  source.addEventListener("foot", (event) => {
+    const data = JSON.parse(event.data);
+    offset = data.now - Date.now();
+    for (const f of data.feet) {
+      const t = latest(f.table);
+      if (t) arrived({ ...t, store: f.store, reported: f.reported, alarms: f.alarms });
+    }
   });
   source.addEventListener("floor", (event) => floor(JSON.parse(event.data)));
   // EventSource reconnects by itself; each connection starts with the whole board.
