@@ -325,8 +325,7 @@ def test_the_floor_export_gains_the_money(make_table, collector, collector_toml,
     assert check.returncode == 0 and "settlements.csv: OK" in check.stdout
     whole = floor_check(out)
     assert whole.returncode == 0 and "t1/settlements.csv: OK" in whole.stdout
-    keys.keygen(table.state_dir)
-    own = table_export(table.state_dir, tmp_path / "own", parse_time(start))
+    own = table_export(table.state_dir, tmp_path / "own", parse_time(start))  # its own key
     for name in ("events.jsonl", "coups.csv", "settlements.csv"):
         assert (d / name).read_bytes() == (tmp_path / "own" / name).read_bytes()
     manifest = json.loads((d / "manifest.json").read_text())
