@@ -47,9 +47,9 @@ def false_shuffle(previous: Sequence[str], fraction: float, rng: random.Random,
     return [code for piece in pieces for code in piece]
 
 
-def coup_of(profile: HouseProfile, cards: Sequence[str]) -> tuple[str, int]:
-    """The outcome of a coup dealt from `cards` (at least six) by the house's table, both
-    sides bound, every option drawn; and how many cards it took."""
+def coup_hands(profile: HouseProfile, cards: Sequence[str]) -> tuple[str, list[str], list[str]]:
+    """The outcome and the two hands of a coup dealt from `cards` (at least six) by the
+    house's table, both sides bound, every option drawn."""
     punter, banker = [cards[0], cards[2]], [cards[1], cards[3]]
     used = 4
     if total(punter) < 8 and total(banker) < 8:
@@ -59,9 +59,14 @@ def coup_of(profile: HouseProfile, cards: Sequence[str]) -> tuple[str, int]:
         third = points(punter[2]) if len(punter) == 3 else None
         if profile.banker_ruling(total(banker), third).play is not Play.STAND:
             banker.append(cards[used])
-            used += 1
     p, b = total(punter), total(banker)
-    return ("egalite" if p == b else "punter" if p > b else "banker"), used
+    return ("egalite" if p == b else "punter" if p > b else "banker"), punter, banker
+
+
+def coup_of(profile: HouseProfile, cards: Sequence[str]) -> tuple[str, int]:
+    """The outcome of a coup dealt from `cards` (coup_hands) and how many cards it took."""
+    outcome, punter, banker = coup_hands(profile, cards)
+    return outcome, len(punter) + len(banker)
 
 
 def prearranged(profile: HouseProfile, packs: int, rng: random.Random, wanted: Iterator[str],
