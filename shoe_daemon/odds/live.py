@@ -18,7 +18,8 @@ What is known of the shoe after a coup:
 
 Alarms (`FavourWatch`): at Punto Banco the house banks every bet, and a bet whose
 expectation turns positive for the next coup is an alarm, once per bet per shoe, saying
-which bet, its expectation and from which coup; when it turns back, that is said once too.
+which bet, its expectation and from which coup, and not again while it lasts; when it turns
+back, that is said once too, and a later turn to the players raises the alarm again.
 At Chemin de Fer the players stake against each other and the house only takes its
 commission: no bet is the house's, so the sides' expectations are recorded and no alarm is
 raised.
@@ -222,8 +223,9 @@ class Turn:
 @dataclass
 class FavourWatch:
     """One shoe's alarms: each watched bet's state, `None` (never favoured the players),
-    "players" (it does, the alarm raised), "house" (it turned back, said once). From then on
-    that bet raises nothing more in the shoe: the exposure after each coup still says it."""
+    "players" (it does: the alarm raised, nothing more said while it lasts), "house" (it
+    turned back, said once). A bet that turns to the players again raises the alarm again:
+    once per bet per shoe until it turns back."""
 
     state: dict[str, str] = field(default_factory=dict)
 
@@ -231,7 +233,7 @@ class FavourWatch:
         turns = []
         for bet in bets:
             now = self.state.get(bet.name)
-            if bet.favourable and now is None:
+            if bet.favourable and now != TURNED_TO_PLAYERS:
                 self.state[bet.name] = TURNED_TO_PLAYERS
                 turns.append(Turn(bet.name, TURNED_TO_PLAYERS, bet.ev, bet.pays))
             elif not bet.favourable and now == TURNED_TO_PLAYERS:
@@ -254,13 +256,13 @@ def alarm_body(turn: Turn, shoe: int, opened_at: int, after_coup: int,
         words = (f"ALARM shoe {shoe}: {turn.bet}, paying {turn.pays}, is in the players' favour "
                  f"from coup {coup}: expectation {ev} of each unit staked, from the cards left "
                  f"after coup {after_coup}. The house loses on it on average while this lasts; "
-                 f"the odds after each coup say whether it does. Raised once for {turn.bet} "
-                 "in this shoe.")
+                 f"the odds after each coup say whether it does. Not raised again for "
+                 f"{turn.bet} in this shoe until it turns back.")
     else:
         began = f" (it favoured the players from coup {since})" if since else ""
         words = (f"Shoe {shoe}: {turn.bet} is back in the house's favour from coup {coup}: "
-                 f"expectation {ev}{began}. No further alarm for {turn.bet} in this shoe; the "
-                 "odds after each coup say whether it turns again.")
+                 f"expectation {ev}{began}. Should it turn to the players again, the alarm "
+                 "is raised again.")
     return {"by": SYSTEM, "shoe": shoe, "opened_at": opened_at, "bet": turn.bet,
             "turned": turn.to, "ev": exact(turn.ev), "ev_percent": percent(turn.ev, True),
             "pays": turn.pays, "after_coup": after_coup, "for_coup": coup, "since": since,

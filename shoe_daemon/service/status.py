@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from drivers.records import opens_shoe
 from shoe_daemon.service.notify import Notifier
 
 STATUS_FILE = "status.json"
@@ -35,6 +36,8 @@ STALE_AFTER = 3 * FILE_EVERY  # s without a heartbeat: the loop is stuck
 SLICE = 1.0  # s: the longest single wait in the loop when no watchdog interval is given
 
 RUNNING, NOT_IN_PLAY, CANNOT_READ, NOT_RUNNING = 0, 1, 2, 3
+ODDS_ALARMS = ("odds.alarm", "integrity.alarm")  # the odds monitor's (docs/integrity.md)
+ALARMS_SHOWN = 5
 
 _STATE_WORDS = {
     "no_shoe": "no shoe loaded",
@@ -78,6 +81,7 @@ class ServiceStatus:
     coup: int | None
     hold: tuple[str, str] | None  # code and rule of the hold in force
     floor: FloorStatus | None = None  # None: no [floor], no link
+    odds: str = ""  # the odds monitor's words: the coup to come, alarms (for the pit)
 
 
 def _clock(unix: float) -> str:
@@ -164,7 +168,8 @@ class StatusReporter:
             doing = f"HOLD: {s.hold[0]} ({s.hold[1]})"
         else:
             doing = _STATE_WORDS.get(s.state, s.state.replace("_", " "))
-        return f"{' '.join(where) + ', ' if where else ''}{doing}"
+        odds = f"; {s.odds}" if s.odds else ""
+        return f"{' '.join(where) + ', ' if where else ''}{doing}{odds}"
 
     def _say(self, phase: str, text: str) -> None:
         self.phase, self.text = phase, text
@@ -189,6 +194,7 @@ class StatusReporter:
             "shoe": s.shoe,
             "coup": s.coup,
             "hold": s.hold[0] if s.hold else None,
+            "odds": s.odds,
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
             "floor": None if s.floor is None else {
@@ -241,7 +247,8 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
     """The ledger's count, chain and seals, and its latest events, read-only."""
     from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
 
-    facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None}
+    facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None,
+                             "alarms": []}
     try:
         reader = LedgerReader(state_dir)
     except AuditError as e:
@@ -254,6 +261,10 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
             last[record.kind] = record
             if record.kind == "daemon.start":
                 last.pop("daemon.stop", None)
+            elif record.kind == "frame" and opens_shoe(record.body):
+                facts["alarms"] = []  # the odds monitor's alarms of the shoe in play only
+            elif record.kind in ODDS_ALARMS:
+                facts["alarms"].append(record.body)
             elif record.kind == "result":
                 line = record.body["line"]
                 if line["event"] == "coup.result":
@@ -318,6 +329,7 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     if facts["hold"] is not None:
         h = facts["hold"]
         lines.append(f"open hold: {h['code']} ({h['rule']}) at shoe {h['shoe']} coup {h['coup']}")
+    lines += _odds_lines(last.get("odds.exposure"), facts["alarms"])
     lines.append(f"ledger: {facts['records']} records, chain and seals {facts['chain']}")
     if facts["chain"] not in ("good", "absent") and running:
         code = NOT_IN_PLAY
@@ -325,6 +337,19 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     if floor:
         lines.append(floor)
     return Summary(code, lines)
+
+
+def _odds_lines(exposure: Any, alarms: list[dict[str, Any]]) -> list[str]:
+    """The odds monitor's last exposure and the alarms of the shoe in play (for the pit; the
+    table's display never shows them)."""
+    lines = []
+    if exposure is not None:
+        late = " (committed late)" if exposure.body.get("late") else ""
+        lines.append(f"odds at {_iso(exposure.wall_ns)}{late}: {exposure.body['words']}")
+    lines += [f"alarm: {a['words']}" for a in alarms[-ALARMS_SHOWN:]]
+    if len(alarms) > ALARMS_SHOWN:
+        lines.append(f"({len(alarms) - ALARMS_SHOWN} earlier alarms of this shoe in the ledger)")
+    return lines
 
 
 def _floor_line(state_dir: Path, said: dict[str, Any] | None, running: bool) -> str | None:

@@ -115,7 +115,7 @@ def _bet(name: str, ev: str) -> Bet:
     return Bet(name, "8 to 1", Fraction(ev), "")
 
 
-def test_an_alarm_once_per_bet_and_shoe_and_the_turn_back_once() -> None:
+def test_an_alarm_once_per_bet_and_shoe_until_it_turns_back() -> None:
     watch = FavourWatch()
     assert watch.update([_bet("Egalité", "-1/10")]) == []
     first = watch.update([_bet("Egalité", "1/50")])
@@ -123,8 +123,19 @@ def test_an_alarm_once_per_bet_and_shoe_and_the_turn_back_once() -> None:
     assert watch.update([_bet("Egalité", "1/40")]) == []  # still: said once
     back = watch.update([_bet("Egalité", "-1/100")])
     assert [(t.bet, t.to) for t in back] == [("Egalité", TURNED_BACK)]
-    assert watch.update([_bet("Egalité", "1/30")]) == []  # again: no second alarm
-    assert watch.update([_bet("Egalité", "-1/30")]) == []
+    assert watch.update([_bet("Egalité", "-1/30")]) == []  # still the house's: said once
+    again = watch.update([_bet("Egalité", "1/30")])
+    assert [(t.bet, t.to, t.ev) for t in again] == [("Egalité", TURNED_TO_PLAYERS,
+                                                     Fraction(1, 30))]
+    assert watch.update([_bet("Egalité", "1/20")]) == []
+
+
+def test_each_bet_is_watched_on_its_own() -> None:
+    watch = FavourWatch()
+    turns = watch.update([_bet("Egalité", "1/50"), _bet("Swiss Nine", "-1/50")])
+    assert [t.bet for t in turns] == ["Egalité"]
+    turns = watch.update([_bet("Egalité", "1/50"), _bet("Swiss Nine", "1/50")])
+    assert [t.bet for t in turns] == ["Swiss Nine"]
 
 
 def test_the_watch_is_rebuilt_from_its_records() -> None:
