@@ -54,12 +54,15 @@ from shoe_daemon.odds.worker import Worker, WorkerFailed
 
 LEDGER = "ledger.sqlite3"
 BATCH = 2000  # records read at once
+OWED_SHOES = 12  # shoes back a restart still does what the monitor owes (a day's shoes)
 TASK_TIMEOUT = 60.0  # s a computation may take before the worker is killed and restarted
 
-_WANTED = ("SELECT idx, kind, body FROM records WHERE idx > ? AND (kind IN ('result', "
+_WANTED = ("SELECT idx, kind, body FROM records WHERE idx > ? AND idx <= ? AND (kind IN ('result', "
            + ", ".join(f"'{k}'" for k in KINDS)
            + ") OR (kind = 'frame' AND (body LIKE '%\"type\":\"CARD\"%' OR body LIKE "
            "'%\"type\":\"BTN\"%'))) ORDER BY idx LIMIT ?")
+_LAST_OWN = ("SELECT body FROM records WHERE kind IN ("
+             + ", ".join(f"'{k}'" for k in KINDS) + ") ORDER BY idx DESC LIMIT 1")
 _SHOES_BACK = ("SELECT idx, body FROM records WHERE kind = 'frame' AND body LIKE "
                "'%\"fields\":[\"SHOE\"%' ORDER BY idx DESC")
 
@@ -173,26 +176,38 @@ class OddsMonitor:
         return self._db
 
     def _catch_up(self) -> None:
-        """From the BTN,SHOE of the EARLIER-th shoe before the one in play (tracker.py)."""
+        """Read the ledger from where what is owed can be known (tracker.caught_up): the
+        BTN,SHOE of the EARLIER-th shoe before the shoe of the monitor's last record, if that
+        shoe is at most OWED_SHOES back; else before the shoe in play (its first start, or
+        it was off for long: history from before it ran is not done again)."""
         db = self._conn()
+        history = 0  # the ledger as it is now: what the table commits meanwhile is news
         if db is not None:
-            seen = 0
+            history = db.execute("SELECT COALESCE(MAX(idx), 0) FROM records").fetchone()[0]
+            last = db.execute(_LAST_OWN).fetchone()
+            anchor = None
+            with contextlib.suppress(ValueError, AttributeError):
+                anchor = json.loads(last[0]).get("opened_at") if last else None
+            shoes = []
             for idx, body in db.execute(_SHOES_BACK):
                 with contextlib.suppress(ValueError):
                     if json.loads(body).get("type") == "BTN":
-                        seen += 1
-                        self._last = idx - 1
-                if seen > EARLIER:
-                    break
-        self._read()
+                        shoes.append(idx)
+            # shoes: newest first; the first shoe read back is the anchor's, if near enough
+            first = shoes.index(anchor) if anchor in shoes[:OWED_SHOES + 1] else 0
+            back = shoes[first:first + EARLIER + 1]
+            if back:
+                self._last = back[-1] - 1
+        self._read(upto=history)
         self.tracker.caught_up()
 
-    def _read(self) -> None:
+    def _read(self, upto: int = 2**62) -> None:
+        """The records committed since the last read, up to index `upto`."""
         db = self._conn()
         if db is None:
             return
         while True:
-            rows = db.execute(_WANTED, (self._last, BATCH)).fetchall()
+            rows = db.execute(_WANTED, (self._last, upto, BATCH)).fetchall()
             for idx, kind, body in rows:
                 self._last = idx
                 try:

@@ -14,8 +14,8 @@ comes first (replaced before its last coup). A shoe whose `BTN,SHOE` was not rea
 ledger was pruned inside it) is never inventoried nor compared.
 
 At start the monitor reads the ledger from the `BTN,SHOE` of the EARLIER-th shoe before the
-one in play; `caught_up` then keeps only what is still owed (everything after the monitor's
-last record), so a stop or a crash loses no coup's figures and repeats none.
+one in play (or before the shoe of the monitor's last record, monitor.py); `caught_up` then
+keeps only what is still owed, so a stop or a crash loses no coup's figures and repeats none.
 """
 
 from __future__ import annotations
@@ -78,7 +78,6 @@ class Task:
     opened_at: int
     request: dict[str, Any]
     after_coup: int | None = None
-    at: int = 0  # the ledger index of the record that set it (a result)
 
 
 @dataclass(frozen=True)
@@ -97,8 +96,7 @@ class Tracker:
         self.live = False  # False while catching up with the ledger at start
         self.last_exposure: dict[str, Any] | None = None  # the last committed
         self.alarms: list[dict[str, Any]] = []  # alarms committed for the shoe in play
-        self.last_own: int | None = None  # ledger index of the last record of the monitor's
-        self._idx = 0  # the record being read
+        self.last_own: int | None = None  # the shoe (opened_at) of the monitor's last record
 
     # ---- reading the ledger ------------------------------------------------------------------
 
@@ -113,13 +111,12 @@ class Tracker:
         """One committed record, in ledger order. Returns the monitor's own records read back
         (kind, body): committed, so the status and the log may now say them."""
         kind, body = record.kind, record.body
-        self._idx = record.idx
         if kind == "frame":
             self._frame(record.idx, body)
         elif kind == "result":
             self._line(body.get("line") or {})
         elif kind in KINDS:
-            self.last_own = record.idx
+            self.last_own = body.get("opened_at")
             self._own(kind, body)
             return [(kind, body)]
         return []
@@ -149,8 +146,9 @@ class Tracker:
     def _open(self, shoe: ShoeLog) -> ShoeLog:
         self.shoes.append(shoe)
         ended = [s for s in self.shoes[:-1] if s.complete and s.ended]
+        owed = {t.opened_at for t in self.tasks}  # read ahead of the computing: keep them
         keep = [*ended[-EARLIER:], shoe]
-        self.shoes = [s for s in self.shoes if s in keep]
+        self.shoes = [s for s in self.shoes if s in keep or s.opened_at in owed]
         self.alarms = []
         return shoe
 
@@ -189,9 +187,10 @@ class Tracker:
             if shoe is self.current:
                 self.last_exposure = dict(body)
         elif kind == ODDS_ALARM:
-            shoe.favour.recorded(body)
-            if body["turned"] == TURNED_TO_PLAYERS:
-                shoe.since[body["bet"]] = body["for_coup"]
+            if not self.live:  # live, the watch is already ahead of what is read back
+                shoe.favour.recorded(body)
+                if body["turned"] == TURNED_TO_PLAYERS:
+                    shoe.since[body["bet"]] = body["for_coup"]
             if shoe is self.current:
                 self.alarms.append(dict(body))
         elif kind == INTEGRITY_ALARM:
@@ -220,7 +219,7 @@ class Tracker:
 
     def _coup_task(self, shoe: ShoeLog, coup: int) -> None:
         request = {**self._base(shoe), "after_coup": coup}
-        self.tasks.append(Task("coup", shoe.opened_at, request, coup, self._idx))
+        self.tasks.append(Task("coup", shoe.opened_at, request, coup))
 
     def _end(self, shoe: ShoeLog, why: str) -> None:
         shoe.ended = why
@@ -228,30 +227,39 @@ class Tracker:
             return
         request = {**self._base(shoe), "unreadable_at": list(shoe.unreadable_at),
                    "outcomes": list(shoe.outcomes), "ended": why}
-        self.tasks.append(Task("end", shoe.opened_at, request, at=self._idx))
+        self.tasks.append(Task("end", shoe.opened_at, request))
 
     def caught_up(self) -> None:
         """The ledger as it was at start is read: keep only the tasks still owed, and from now
         on every task is new.
 
-        The monitor commits in the order it computes, so everything set after its last
-        record in the ledger is owed (the figures a stop or a crash left unsaid: computed
-        again, stamped late), and nothing before it (done, or deliberately not: a shoe left
-        too short for a coup). With no record of the monitor's read (its first start, or it
-        was off for longer than the shoes read back), only the coup to come is owed: history
-        from before it ran is not done again."""
+        Owed: every task from the shoe of the monitor's last record on whose record is not
+        in the ledger (the figures a stop or a crash left unsaid, or that a monitor running
+        behind a fast table had not reached: computed now, stamped late); in that shoe, not
+        the coups before the monitor's first figures in it. With no record of the monitor's
+        read (its first start, or it was off for long: monitor.py), only the coup to come
+        is owed: history from before it ran is not done again."""
         if self.live:
             return
         self.live = True
         current = self.current
         if self.last_own is not None:
-            last_own = self.last_own
-            owed = [t for t in self.tasks if t.at > last_own]
+            anchor = self.last_own
+            owed = [t for t in self.tasks if t.opened_at >= anchor and not self._done(t)]
         else:
             last = next((t for t in reversed(self.tasks) if t.kind == "coup"), None)
             owed = ([last] if last is not None and current is not None
                     and last.opened_at == current.opened_at and current.ended is None else [])
         self.tasks = deque(owed)
+
+    def _done(self, task: Task) -> bool:
+        shoe = self._by_opened(task.opened_at)
+        if shoe is None:
+            return True
+        if task.kind == "end":
+            return shoe.inventoried
+        coup = (task.after_coup or 0) + 1
+        return coup in shoe.exposures or (bool(shoe.exposures) and coup < min(shoe.exposures))
 
     def take(self) -> Iterator[Task]:
         """The tasks to run now, oldest first (none while catching up)."""

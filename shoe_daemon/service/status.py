@@ -340,15 +340,25 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
 
 
 def _odds_lines(exposure: Any, alarms: list[dict[str, Any]]) -> list[str]:
-    """The odds monitor's last exposure and the alarms of the shoe in play (for the pit; the
-    table's display never shows them)."""
+    """The odds monitor's last exposure, the shoe in play's integrity alarms, and the bets
+    in the players' favour now with the alarm that said so (for the pit; the table's display
+    never shows them). Every alarm is in the ledger; the turns back and forth are not listed."""
     lines = []
     if exposure is not None:
         late = " (committed late)" if exposure.body.get("late") else ""
         lines.append(f"odds at {_iso(exposure.wall_ns)}{late}: {exposure.body['words']}")
-    lines += [f"alarm: {a['words']}" for a in alarms[-ALARMS_SHOWN:]]
-    if len(alarms) > ALARMS_SHOWN:
-        lines.append(f"({len(alarms) - ALARMS_SHOWN} earlier alarms of this shoe in the ledger)")
+    latest: dict[str, dict[str, Any]] = {}
+    for alarm in alarms:
+        if "test" in alarm:
+            lines.append(f"alarm: {alarm['words']}")
+        else:
+            latest[alarm["bet"]] = alarm
+    favoured = [a for a in latest.values() if a["turned"] == "players"]
+    lines += [f"alarm: {a['words']}" for a in favoured[-ALARMS_SHOWN:]]
+    turns = len(alarms) - sum(1 for a in alarms if "test" in a)
+    if turns > len(favoured):
+        lines.append(f"({turns} turns of bets to and from the players in this shoe in the "
+                     "ledger)")
     return lines
 
 
