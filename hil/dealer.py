@@ -48,7 +48,7 @@ raised after a result is published (an extra card's WRONG_NUMBER) is in no list.
 - `false_shuffle` (a fraction, every shoe after the first): the shoe is not shuffled but
   keeps that fraction of the previous shoe's order (as its cards left the shoe, those never
   dealt included) in slugs of 4 to 8 cards, the rest shuffled around them
-  (hil/stacking.py): what the daemon's shuffle check must catch (docs/integrity.md).
+  (hil/stacking.py): what the daemon's shuffle check must catch (docs/odds.md).
 - `stacked` (per shoe): the shoe is prearranged so that its coups come in streaks, one side
   winning 6 to 12 coups in a row, then the other (hil/stacking.py; arranged for the house's
   table with every option drawn, so a Chemin de Fer croupier who stands at an option may

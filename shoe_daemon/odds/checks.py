@@ -130,7 +130,7 @@ def slug_alarm_words(shoe: int | None, after_coup: int | None, shuffle: Mapping[
             f"({worst['order']}){when}: {worst['cards_in_slugs']} cards in runs of "
             f"{MIN_SLUG} or more, where a shuffled shoe almost never shows {ALARM_CARDS}. "
             f"A player who recorded shoe {worst['shoe']} can predict these cards. Slugs: "
-            f"{listed}{more}. Check the shuffle (docs/integrity.md).")
+            f"{listed}{more}. Check the shuffle (docs/odds.md).")
 
 
 def _places(positions: Sequence[int]) -> str:

@@ -1,7 +1,7 @@
 """The live shoe's exposure: the exact odds of the next coup from the cards still in the
 shoe, every bet's expectation, and when a bet the house banks turns in the players' favour
 (issue 14, section 2). For the pit, never the public page: these are ledger records, the
-status line and the floor's, never a published line (docs/integrity.md).
+status line and the floor's, never a published line (docs/odds.md).
 
 What is known of the shoe after a coup:
 - its size: `BTN,SHOE`'s packs argument, or the house's packs;

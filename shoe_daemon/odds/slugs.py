@@ -10,7 +10,7 @@ in seven (about 400 consecutive pairs in a shoe, of 2,704 possible pairs of code
 pairs prove nothing. Four consecutive cards are another matter: the chance that four given
 consecutive cards of the new shoe lay consecutively, in that order, anywhere in an earlier
 shoe of about 400 cards read is about 400 / 52^4, one in 18,000, so a whole shoe shows one
-such run by chance about once in 45 comparisons, and three almost never (docs/integrity.md
+such run by chance about once in 45 comparisons, and three almost never (docs/odds.md
 gives the measured rates).
 
 **The statistic** (`coverage`): the number of cards of the new shoe that lie inside some run

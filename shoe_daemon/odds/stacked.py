@@ -19,7 +19,7 @@ are left out; an égalité decides no side.
 A test alarms when its p-value is at most `ALPHA`, so the three together alarm a shuffled
 shoe at most 3 ALPHA = 6 in 100,000 of the time if the models were exact; they are close to
 exact (the shoe's composition ties the coups together a little), and the rate measured by
-dealing shuffled shoes by the house's rules is in docs/integrity.md (`bench/integrity.py`).
+dealing shuffled shoes by the house's rules is in docs/odds.md (`bench/integrity.py`).
 """
 
 from __future__ import annotations
@@ -141,4 +141,4 @@ def alarm_words(test: OutcomeTest, shoe: int | None, decided: int) -> str:
                "average")
     return (f"ALARM shoe {shoe}: its outcomes are implausible for a shuffled shoe: {how}; "
             f"a shuffled shoe does this with chance {test.p_value:.2g}. Check the shoe for a "
-            "prearranged order (docs/integrity.md).")
+            "prearranged order (docs/odds.md).")

@@ -83,7 +83,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("console_session", int, 43200, "the longest a console session lasts, in seconds"),
     Setting("odds", str, "on", "the pit's odds and integrity monitor: the live shoe's exact "
             "odds after every coup, and each shoe's inventory and shuffle and outcome tests at "
-            "its end, as ledger records and on the status line (docs/integrity.md)",
+            "its end, as ledger records and on the status line (docs/odds.md)",
             ("on", "off")),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}

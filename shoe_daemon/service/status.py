@@ -36,7 +36,7 @@ STALE_AFTER = 3 * FILE_EVERY  # s without a heartbeat: the loop is stuck
 SLICE = 1.0  # s: the longest single wait in the loop when no watchdog interval is given
 
 RUNNING, NOT_IN_PLAY, CANNOT_READ, NOT_RUNNING = 0, 1, 2, 3
-ODDS_ALARMS = ("odds.alarm", "integrity.alarm")  # the odds monitor's (docs/integrity.md)
+ODDS_ALARMS = ("odds.alarm", "integrity.alarm")  # the odds monitor's (docs/odds.md)
 ALARMS_SHOWN = 5
 
 _STATE_WORDS = {

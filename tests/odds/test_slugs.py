@@ -1,7 +1,7 @@
 """Shuffle quality (issue 14, section 3): slugs of an earlier shoe's order found again.
 
 The false-alarm rate and the power are measured in bench/integrity.py over 100,000 shoes
-(docs/integrity.md); these tests check the statistic and the slugs it names, exactly."""
+(docs/odds.md); these tests check the statistic and the slugs it names, exactly."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A prearranged shoe's outcomes (issue 14, section 3): the three tests' laws, checked
 against plain enumeration, and what they make of shoes arranged by hil/stacking.py. Their
-false-alarm rate and power are measured in bench/integrity.py (docs/integrity.md)."""
+false-alarm rate and power are measured in bench/integrity.py (docs/odds.md)."""
 
 from __future__ import annotations
 
