@@ -7,7 +7,8 @@ table's loop ──commit──> ledger ──(read-only)──> monitor's threa
 ```
 
 - It reads the committed ledger, never the loop's memory: its own read-only SQLite
-  connection, woken by `notify()` (the table committed) and every `poll` seconds. What it
+  connection, woken by `notify()` (the table committed; it reads `defer` seconds later,
+  off the committing frame's path) and every `poll` seconds. What it
   knows of the table is what the ledger holds (tracker.py), so a restart picks up where the
   records say.
 - The computation runs in a worker process (worker.py): the loop never waits for it, and
@@ -54,6 +55,7 @@ from shoe_daemon.odds.worker import Worker, WorkerFailed
 
 LEDGER = "ledger.sqlite3"
 BATCH = 2000  # records read at once
+DEFER = 0.05  # s from a commit to reading it: the deciding frame's path is over by then
 OWED_SHOES = 12  # shoes back a restart still does what the monitor owes (a day's shoes)
 TASK_TIMEOUT = 60.0  # s a computation may take before the worker is killed and restarted
 
@@ -68,12 +70,17 @@ _SHOES_BACK = ("SELECT idx, body FROM records WHERE kind = 'frame' AND body LIKE
 
 
 class OddsMonitor:
+    """One table's monitor: `start()` its thread, `notify()` on each commit, `deliver()` its
+    findings from the loop, `stop()` and `join()` at the end (module note)."""
+
     def __init__(self, profile: HouseProfile, state_dir: Path, log: Any, *, poll: float = 1.0,
-                 task_timeout: float = TASK_TIMEOUT, worker: Worker | None = None) -> None:
+                 defer: float = DEFER, task_timeout: float = TASK_TIMEOUT,
+                 worker: Worker | None = None) -> None:
         self.tracker = Tracker(profile)
         self.path = state_dir / LEDGER
         self.log = log
         self.poll = poll
+        self.defer = defer
         self.task_timeout = task_timeout
         self.worker = worker or Worker()
         self._db: sqlite3.Connection | None = None
@@ -160,7 +167,10 @@ class OddsMonitor:
                     continue
                 if self._stop_at is not None:
                     break
-                self._wake.wait(self.poll)
+                if self._wake.wait(self.poll) and self._stop_at is None:
+                    # Let the commit that woke us finish its path first (publish, ACK,
+                    # display): our reading and parsing would hold the interpreter's lock.
+                    time.sleep(self.defer)
                 self._wake.clear()
         except Exception:
             self.log.exception("odds.monitor_failed")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import select
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from shoe_daemon.odds.checks import after_coup, at_shoe_end
 from shoe_daemon.odds.law import CoupLaw
 from shoe_daemon.odds.shoe import Shoe
 
+NICE = 19  # the worker's priority below the daemon's, where SCHED_IDLE is not to be had
 COMMAND = (sys.executable, "-m", "shoe_daemon.odds.worker")
 TASKS: Mapping[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     "coup": after_coup, "end": at_shoe_end}
@@ -116,5 +118,15 @@ class Worker:
             proc.stdout.close()
 
 
+def _yield_to_the_daemon() -> None:
+    """Run only when a core is idle (Linux's SCHED_IDLE), else at the lowest nice: the
+    daemon's loop first, wherever the cores are few. Late figures say they are late."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(NICE)
+
+
 if __name__ == "__main__":
+    _yield_to_the_daemon()
     serve(sys.stdin, sys.stdout)

@@ -181,11 +181,13 @@ class ServiceLoop:
                         self.link.send_lamp()
                 future.set_result(outcome)
 
-    def serve_monitor(self) -> None:
-        """The odds monitor's findings committed through the table, between the link's turns,
-        as the console's actions are: nothing of them is said before the ledger has them."""
+    def serve_monitor(self, now: bool = False) -> None:
+        """The odds monitor's findings to the table, between the link's turns: committed with
+        the next frames or on the line's next quiet turn (`Table.note`), or `now` when the
+        link is not being served. Nothing of them is said before the ledger has them."""
         if self.monitor is not None:
-            self.monitor.deliver(self.table.record, self.table.where())
+            table = self.table
+            self.monitor.deliver(table.record if now else table.note, table.where())
 
     def _drain_monitor(self) -> None:
         """At a clean stop: up to ODDS_DRAIN s for the monitor to finish what it owes."""
@@ -196,8 +198,8 @@ class ServiceLoop:
         deadline = time.monotonic() + ODDS_DRAIN + 2.0
         while monitor.running and time.monotonic() < deadline:
             monitor.join(0.05)
-            self.serve_monitor()
-        self.serve_monitor()
+            self.serve_monitor(now=True)
+        self.serve_monitor(now=True)
 
     def _sessions_ended(self, why: str, sessions: list[tuple[str, str, str]]) -> None:
         for person, role, session in sessions:
@@ -302,7 +304,7 @@ class ServiceLoop:
                 self.serve_console()
             else:
                 self.stop_event.wait(min(left, self.reporter.slice))
-            self.serve_monitor()
+            self.serve_monitor(now=True)
             self.reporter.beat()
 
 
