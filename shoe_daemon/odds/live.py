@@ -179,15 +179,19 @@ def exposure_words(e: Exposure, shoe: int, after_coup: int) -> str:
 def status_words(body: Mapping[str, Any]) -> str:
     """An `odds.exposure` record in a few words, for the status line."""
     c = body["chances"]
-    said = (f"odds for coup {body['for_coup']}: banker {c['banker']['percent'][:-3]}%, "
-            f"punter {c['punter']['percent'][:-3]}%, égalité {c['egalite']['percent'][:-3]}%")
+    said = (f"odds for coup {body['for_coup']}: banker {_two(c['banker']['exact'])}, "
+            f"punter {_two(c['punter']['exact'])}, égalité {_two(c['egalite']['exact'])}")
     good = [b for b in body["bets"] if b["bet"] in body["favourable"]]
     if good:
         said += "; PLAYERS FAVOURED: " + ", ".join(
-            f"{b['bet']} {b['ev_percent'][:-3]}%" for b in good)
+            f"{b['bet']} {_two(b['ev'], signed=True)}" for b in good)
     if body.get("late"):
         said += " (late)"
     return said
+
+
+def _two(exact_text: str, signed: bool = False) -> str:
+    return short(Fraction(exact_text), signed)
 
 
 def stamp(body: dict[str, Any], where: Mapping[str, Any]) -> dict[str, Any]:

@@ -164,3 +164,14 @@ def test_stamp_marks_an_exposure_committed_after_its_coup_began() -> None:
     assert late["late"] and "before its first card" in late["late_words"]
     assert stamp(body, {"shoe": 3, "coup": 1})["late"]  # another shoe
     assert not body["late"]
+
+
+def test_the_status_line_rounds_as_the_record_s_words() -> None:
+    """45.8494% is 45.85% in the record's words and on the status line alike."""
+    body = {"for_coup": 41, "favourable": ["Swiss Nine"], "late": True,
+            "chances": {"banker": {"exact": "143192080397/312309736830"},
+                        "punter": {"exact": "276919597471/624619473660"},
+                        "egalite": {"exact": "12263143079/124923894732"}},
+            "bets": [{"bet": "Swiss Nine", "ev": "158/1003"}, {"bet": "Punto", "ev": "-1/100"}]}
+    assert status_words(body) == ("odds for coup 41: banker 45.85%, punter 44.33%, égalité "
+                                   "9.82%; PLAYERS FAVOURED: Swiss Nine +15.75% (late)")
