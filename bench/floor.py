@@ -69,6 +69,7 @@ from hil.floor_servers import (  # noqa: E402
     wait_for,
 )
 from hil.harness import start_daemon, start_shoe, stop  # noqa: E402
+from shoe_daemon.audit import keys  # noqa: E402
 from shoe_daemon.audit.ledger import Ledger  # noqa: E402
 from shoe_daemon.display.publisher import TableDisplay  # noqa: E402
 from shoe_daemon.floor.config import FloorConfig  # noqa: E402
@@ -77,6 +78,7 @@ from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
 from shoe_floor.collector import Collector  # noqa: E402
 from shoe_floor.config import parse  # noqa: E402
+from shoe_floor.table_keys import lodge  # noqa: E402
 
 Commit = list[tuple[str, dict[str, Any]]]  # what the table commits for one shoe message
 
@@ -168,6 +170,15 @@ class Floor:
         self.pg.start()
         self.database = self.pg.new_database()
         self.batch_size = batch_size
+        self.table_keys = work / "table-keys"
+        self.table_keys.mkdir()
+
+    def keyed(self, name: str, state: Path) -> None:
+        """The table's signing key, made as the install makes it (unless made already) and
+        lodged at the pit as the casino does: the collector stores only signed records."""
+        if keys.current_stem(state) is None:
+            keys.keygen(state)
+        lodge(self.table_keys, name, keys.load_current(state).public_pem, name)
 
     def toml(self, n: int = 1) -> Path:
         """Collector n's file: its own client id, the one group (they share the records)."""
@@ -177,7 +188,7 @@ class Floor:
             f'username = "{COLLECTOR}"', f'password = "{self.passwords[COLLECTOR]}"',
             f'ca_file = "{self.broker.certs.ca}"', f'topic_prefix = "{PREFIX}"', "",
             "[collector]", f'database = "{self.database}"', f'client_id = "collector-{n}"',
-            f"batch_size = {self.batch_size}"]) + "\n")
+            f'table_keys = "{self.table_keys}"', f"batch_size = {self.batch_size}"]) + "\n")
         return path
 
     def collector(self, n: int = 1) -> Collector:
@@ -283,6 +294,7 @@ def drain(work: Path, tables: int, records: int, batch_size: int,
             for i in range(0, len(template), 500):
                 ledger.append_many(template[i:i + 500])
             ledger.close()
+            floor.keyed(name, state)
             states.append(state)
         made = time.monotonic() - t
         t = time.monotonic()
@@ -388,9 +400,12 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
             where.mkdir(parents=True)
             shoe, _ = start_shoe(where, "baden", seed=80 + i, extra=(
                 "--pace-range", str(pace / 2), str(pace * 1.5)))
+            floor.keyed(name, where / "state")
             daemon = start_daemon(where, "baden", http="off", extra=(
                 "--config", str(floor.daemon_toml(name)), "--table", name))
             real.append((where, shoe, daemon))
+        for name in names:
+            floor.keyed(name, work / "tables" / name)
         began_ns = time.time_ns()
         cpu_before = _cpu_by_program()
         views = work / "views" if page else None
@@ -650,7 +665,8 @@ def table_cost(work: Path, coups: int, gap: float, seed: int) -> dict[str, Any]:
         up, cut, down = floor.names  # a login each: each run is a new ledger
         figures["no link"] = report("no link", table_latency("baden", coups, gap, None, seed))
         figures["link, broker up"] = report("link, broker up", table_latency(
-            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(up)))))
+            "baden", coups, gap, None, seed, ("--config", str(floor.daemon_toml(up))),
+            keyed=lambda state: floor.keyed(up, state)))
         figures["link, broker up"]["records_at_the_floor"] = floor.stored()
         proxy.cut()
         figures["link, network cut"] = report("link, network cut", table_latency(

@@ -44,6 +44,7 @@ import threading
 import time
 import tty
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ from drivers.framing import encode  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
 from drivers.records import next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
+from shoe_daemon.audit import keys  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
 
@@ -144,10 +146,16 @@ def bench_people(state: Path) -> None:
 
 
 def run(profile: str, coups: int, gap: float, baud: int | None, seed: int,
-        extra: tuple[str, ...] = (), watch: bool = False, sse_clients: int = 0) -> list[float]:
+        extra: tuple[str, ...] = (), watch: bool = False, sse_clients: int = 0,
+        keyed: Callable[[Path], None] | None = None) -> list[float]:
+    """`keyed(state_dir)` is told the table's state directory once its signing key is made
+    (as the install makes it): bench/floor.py lodges it at the pit."""
     messages, decide = dealt(profile, coups, seed)
     with tempfile.TemporaryDirectory(prefix="shoe-bench-") as tmp:
         work = Path(tmp)
+        keys.keygen(work / "state")
+        if keyed is not None:
+            keyed(work / "state")
         if "--console" in extra:
             bench_people(work / "state")
         stop_watching = threading.Event()

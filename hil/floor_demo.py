@@ -3,7 +3,8 @@
 A broker (mosquitto with the shipped configuration and ACL, TLS with a throwaway CA, one
 login per table, and the collector's and the pit page's own), `shoe-floor collect` into an
 SQLite file, and a few tables, each a simulated shoe dealing at a croupier's pace and the
-real daemon with a `[floor]` table. It prints each table's display URL, then every result as
+real daemon with a `[floor]` table and its own signing key (`audit keygen`), lodged at the
+pit with `shoe-floor lodge-key`. It prints each table's display URL, then every result as
 the floor received it (read back from the collector's store, not from the tables), and at
 the end whether the floor holds exactly every table's ledger; the pit's page (`shoe-floor
 serve`, on its own read-only login) shows the tables live meanwhile.
@@ -25,6 +26,7 @@ from typing import Any, TextIO
 from hil.floor_servers import COLLECTOR, MOSQUITTO, PIT, Broker, make_certs, wait_for
 from hil.processes import ROOT, display_url, start_daemon, start_shoe, stop
 from hil.readable import describe
+from shoe_daemon.audit import keys
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.floor.topics import DEFAULT_PREFIX
 from shoe_floor.store import Store
@@ -101,8 +103,11 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
         broker.start()
         database = work / "floor.sqlite3"
         config = work / "floor.toml"
+        table_keys = work / "table-keys"
+        table_keys.mkdir()
         config.write_text("\n".join([*_floor_table(broker, COLLECTOR), "", "[collector]",
                                      f'database = "{database}"',
+                                     f'table_keys = "{table_keys}"',
                                      'client_id = "demo-collector"', "", "[pit]",
                                      'http = "127.0.0.1:0"', 'client_id = "demo-pit"',
                                      f'username = "{PIT}"',
@@ -126,6 +131,7 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
                 where.mkdir()
                 (where / "shoe-daemon.toml").write_text("\n".join(_floor_table(broker, name))
                                                         + "\n")
+                _lodge(config, name, where / "state")
                 shoe, _ = start_shoe(where, profile, shoes=shoes, seed=seed + i, pace=pace)
                 daemon = start_daemon(where, profile, http="127.0.0.1:0", extra=[
                     "--config", str(where / "shoe-daemon.toml"), "--table", name])
@@ -156,6 +162,17 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
             stop(running[0])
             broker.stop()
     return 0
+
+
+def _lodge(config: Path, name: str, state: Path) -> None:
+    """The table's signing key, made as the install makes it, and its public half lodged at
+    the pit as the casino does (`shoe-floor lodge-key`): the collector stores only records
+    their table signed."""
+    made = keys.keygen(state)
+    public = keys.keys_dir(state) / f"{made.stem}.pub.pem"
+    subprocess.run([sys.executable, "-m", "shoe_floor.cli", "lodge-key", "--config",
+                    str(config), name, str(public)], cwd=ROOT, check=True,
+                   capture_output=True)
 
 
 def _show(watch: FloorWatch, as_json: bool, quiet: bool = False) -> None:

@@ -29,7 +29,8 @@ def hand(name: str, side: dict[str, Any]) -> str:
     if not side["cards"]:
         return f"{name} no cards"
     natural = ", natural" if side["natural"] else ""
-    return f"{name} {' '.join(side['cards'])} ({side['total']}{natural})"
+    bac = ", bac" if side.get("bac") else ""  # thrown into the discard (000 rule 15)
+    return f"{name} {' '.join(side['cards'])} ({side['total']}{natural}{bac})"
 
 
 def coup_line(line: dict[str, Any]) -> str:
@@ -39,6 +40,9 @@ def coup_line(line: dict[str, Any]) -> str:
         parts.append("swiss nine: " + ", ".join(line["swiss_nine"]))
     if line["irregularities"]:
         parts.append("irregularities: " + ", ".join(words(c) for c in line["irregularities"]))
+    if line.get("rulings"):  # what the croupier reported on his console, and who
+        parts.append("rulings: " + ", ".join(f"{words(r['code'])} by {r['by']}"
+                                             for r in line["rulings"]))
     if line["last_coup"]:
         parts.append("last coup of the shoe")
     return "   ".join(parts)

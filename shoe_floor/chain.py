@@ -5,12 +5,11 @@ previous record's hash and the record's canonical content (shoe_daemon.audit.led
 collector checks that link for every record, with the same `chain_hash`, so a record edited
 on the way, one removed, one slipped in or one out of its place is seen and named.
 
-What it cannot check: the table's HMAC seal (`mac`), which needs the table's secret key, and
-which the collector does not hold. A forger holding a table's broker login could therefore
-publish a fully rechained false record for the next index before the table's own; the table's
-true record then arrives as a `conflict` (two records for one index), the chain stops there,
-and the alarm names both hashes; a person decides with the table's ledger and its key
-(`shoe-daemon audit verify`). See docs/floor.md.
+The chain hash is public, so a link alone does not say who made a record: each records
+message is also signed with the table's Ed25519 key, and a message is checked whole before
+its records reach this chain (shoe_floor.signature). What is left here is the table's own
+records in their order. The table's HMAC seal (`mac`) needs its secret ledger key, which the
+collector does not hold; it is stored for `shoe-daemon audit verify`. See docs/floor.md.
 
 MQTT may deliver out of order (retries, several collectors sharing a table's stream): a record
 ahead of the chain waits (the store's `pending`) until the records before it arrive; only a
@@ -34,7 +33,20 @@ BROKEN = "broken-link"    # its prev is not the previous record's hash: reordere
 CONFLICT = "conflict"     # a second, different record for an index already taken
 GAP = "gap"               # records missing after the last verified one: resend asked
 UNANCHORED = "unanchored" # a table's first records do not start its chain: resend asked
-KINDS = (MALFORMED, EDITED, BROKEN, CONFLICT, GAP, UNANCHORED)
+# A records message refused whole, none of its records stored (shoe_floor.signature):
+UNSIGNED = "unsigned"     # no signature: not the table's (a forger with its broker login)
+UNKNOWN_KEY = "unknown-key"  # signed with a key not lodged for this table: another table's,
+                          # a forger's, or the table's new key not lodged yet
+BAD_SIGNATURE = "bad-signature"  # the signature does not verify: changed after signing
+SIGNED_OTHER = "signed-other"  # a genuine signature over another record than the message's
+                          # last: taken from another message
+SPLICED = "spliced"       # its records are not consecutive and linked: one inserted,
+                          # removed, replaced or reordered inside the message
+KINDS = (MALFORMED, EDITED, BROKEN, CONFLICT, GAP, UNANCHORED, UNSIGNED, UNKNOWN_KEY,
+         BAD_SIGNATURE, SIGNED_OTHER, SPLICED)
+# Kinds that mean something was refused (the pit shows them red); a gap is repaired.
+SERIOUS = (EDITED, BROKEN, CONFLICT, MALFORMED, UNSIGNED, UNKNOWN_KEY, BAD_SIGNATURE,
+           SIGNED_OTHER, SPLICED)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@
     shoe-floor export --config floor.toml --out DIR [--from T] [--to T] [--table NAME ...]
     shoe-floor verify DIR [--public-key PEM]  a floor export, every table in it
     shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
+    shoe-floor lodge-key --config floor.toml TABLE FILE   file a table's public key
     shoe-floor acl [--prefix P] [--collector NAME] [--pit NAME]   the broker's ACL file
     shoe-floor broker-conf [--port N] [--bind ADDR]  the broker's configuration snippet
 """
@@ -31,6 +32,7 @@ from shoe_floor.export import export_floor, load_config
 from shoe_floor.pit.config import load as load_pit
 from shoe_floor.pit.service import Pit
 from shoe_floor.store import Store
+from shoe_floor.table_keys import LodgeRefused, lodge
 from shoe_floor.verify import verify_floor
 
 
@@ -56,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
                        ("public-key", "print the floor's public key and its key id, to lodge")):
         k = sub.add_parser(name, help=text)
         k.add_argument("--config", type=Path, required=True)
+    lk = sub.add_parser("lodge-key", help="check a table's public key and file it where the "
+                        "collector reads it ([collector] table_keys)")
+    lk.add_argument("--config", type=Path, required=True)
+    lk.add_argument("table", help="the table's broker username (its name in the topics)")
+    lk.add_argument("file", type=Path, help="its public key: `shoe-daemon audit public-key`")
     acl = sub.add_parser("acl", help="print the broker's ACL file")
     acl.add_argument("--prefix", default=DEFAULT_PREFIX)
     acl.add_argument("--collector", default=DEFAULT_COLLECTOR, help="the collector's login")
@@ -161,6 +168,26 @@ def _keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lodge_key(args: argparse.Namespace) -> int:
+    root = load(args.config).table_keys
+    try:
+        pem = args.file.read_bytes()
+    except OSError as e:
+        print(f"shoe-floor lodge-key: {args.file}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    try:
+        kid, path, new = lodge(root, args.table, pem, str(args.file))
+    except LodgeRefused as e:
+        print(f"shoe-floor lodge-key: refused: {e}", file=sys.stderr)
+        return 2
+    if new:
+        print(f"lodged key id {kid} for table {args.table}: {path} (a running collector takes "
+              "it at the table's next message; no restart)")
+    else:
+        print(f"key id {kid} is lodged for table {args.table} already: {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "acl":
@@ -177,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command in ("keygen", "rotate-key", "public-key"):
             return _keys(args)
+        if args.command == "lodge-key":
+            return _lodge_key(args)
         _log()
         if args.command == "collect":
             return _collect(args.config)

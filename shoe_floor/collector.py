@@ -4,11 +4,23 @@ committed. A message carries one record or, when its table had a backlog, severa
 consecutive ones (shoe_daemon.floor.outbox.pack); a batch counts records, and a message
 is always whole in one batch, so its acknowledgement follows the commit of all its records.
 
+Every records message is checked whole before any of its records goes further: signed by
+its table's lodged key over its last record, its records one unbroken piece of chain
+(shoe_floor.signature). A refused message stores none of its records and is alarmed; the
+chain waits at a gap that the table's genuine records fill (its resend). A message signed
+with a key that is not lodged yet is watched for: once the key is lodged, the table is asked
+to resend, so records that came before their key are not lost.
+
 Nothing is lost when the collector dies at any instant: a message not yet acknowledged is
 delivered again by the broker (this collector's persistent session, or another member of
 the shared subscription), and the store's writes are idempotent on (table, idx). Several
 collectors may run with the same `group`: the broker shares the records among them
 (`$share/<group>/...`), and each batch locks the tables it touches (PostgreSQL: FOR UPDATE).
+A table's records are then split between the members' queues, which the broker fills when
+the records are published and each member works through at its own pace: a gap one member
+sees may be records another still holds, or records still in its own queue. A gap is raised
+only once every live member of the group, itself included, is clear past it
+(shoe_floor.group; each writes its clear time to the store).
 """
 
 from __future__ import annotations
@@ -30,8 +42,26 @@ from shoe_daemon.floor.crashpoint import crash_point
 from shoe_daemon.floor.mqtt import connect, make_client
 from shoe_daemon.floor.outbox import message
 from shoe_floor import chain
-from shoe_floor.config import CollectorConfig
+from shoe_floor.config import CollectorConfig, CollectorConfigError
+from shoe_floor.group import Clearance, behind
+from shoe_floor.signature import Refusal, check_message
 from shoe_floor.store import Store
+from shoe_floor.table_keys import LodgedKeys
+
+KEY_RECHECK = 1.0  # s between two readings of a table's lodged keys, at most
+KEY_ALARM_EVERY = 60.0  # s between two `unknown-key` alarms for one table and key
+# Messages the broker may have given this collector and not had acknowledged (MQTT 5 receive
+# maximum): a few batches of a backlog's 200-record messages, and more than a batch cycle's
+# worth of records trickling in one message a commit. It is also what the barriers count
+# against (shoe_floor.group). mosquitto 2.0.11 lets more out during a drain (each
+# acknowledgement of the oldest releases up to a window more), which the barriers allow for.
+RECEIVE_MAXIMUM = 64
+HEARTBEAT = 0.5  # s between two writes of this collector's clear time when idle
+BARRIER_EVERY = 0.05  # s between two barriers (shoe_floor.group), at least
+BARRIER_LOST = 30.0  # s after which a barrier not answered is given up
+STALE = 10.0  # s after which a member's clear time is not waited for (it is gone)
+SKEW = 0.25  # s of clock difference between the group's machines
+SAME_GAP = 60.0  # s in which a gap another member alarmed is not alarmed again
 
 
 @dataclass
@@ -41,19 +71,44 @@ class Gap:
     unanchored: bool = False  # the table's chain start has not been seen
     asked: float = 0.0
     alarmed: bool = False
+    seen_ns: int = 0  # wall clock, for the group's clear times
+    waited: bool = False  # said once that it waits for another member
 
 
 class Collector:
+    """CollectorConfigError if `table_keys` is not a directory."""
+
     def __init__(self, config: CollectorConfig):
         self.config = config
         self.prefix = config.broker.topic_prefix
         self.log = structlog.get_logger("shoe_floor").bind(collector=config.client_id)
+        if not config.table_keys.is_dir():
+            raise CollectorConfigError(
+                f"collector.table_keys: {config.table_keys} is not a directory: make it, and "
+                "lodge each table's public key there (`shoe-floor lodge-key TABLE FILE`)")
+        self.keys = LodgedKeys(config.table_keys, KEY_RECHECK,
+                               warn=lambda why: self.log.warning("collector.bad_key_file",
+                                                                 why=why))
         self.store: Store | None = Store(config.database)
         self.gaps: dict[str, Gap] = {}
+        # Tables whose messages named a key not lodged: the key ids, and when one was last
+        # alarmed. Once one of them is lodged the table is asked to resend.
+        self.unlodged: dict[str, dict[str, float]] = {}
+        self.refused = 0  # records messages refused whole by this process
         self.received = 0  # records taken from the broker by this process
         self.messages = 0  # the MQTT messages that carried them
         self.stored = 0  # records verified and stored by this process
-        self._inbox: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
+        self._inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]] = queue.Queue()
+        self._arrived = 0  # sequence number of the last message received (network thread)
+        self._written = 0  # ... of the last one written and acknowledged (writer's thread)
+        self.clearance = Clearance(RECEIVE_MAXIMUM)
+        self._answers: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()
+        self._connections = 0  # connections made (network thread)
+        self._barrier_at = 0.0
+        self._barrier = topics.topic(self.prefix, "+", topics.RESEND)  # never subscribed
+        self._beat_at = 0.0
+        self._members_at = float("-inf")
+        self._members: list[Any] = []
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.connected = threading.Event()
@@ -62,17 +117,15 @@ class Collector:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_unsubscribe = self._on_unsubscribe
 
     def start(self) -> None:
         now = time.monotonic()
         for table, missing in self._open_store().gaps().items():
-            self.gaps[table] = Gap(missing, now, missing == 1)
+            self.gaps[table] = Gap(missing, now, missing == 1, seen_ns=time.time_ns())
         self._thread = threading.Thread(target=self._run, name="floor-collector", daemon=True)
         self._thread.start()
-        # Two batches in flight: the broker sends the next while this one is written; all
-        # of one batch may wait unacknowledged, so fewer would stall the pipe at each commit.
-        connect(self.client, self.config.broker,
-                receive_maximum=min(2 * self.config.batch_size, 65535))
+        connect(self.client, self.config.broker, receive_maximum=RECEIVE_MAXIMUM)
         self.log.info("collector.start", broker=self.config.broker.url, group=self.config.group)
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -103,6 +156,7 @@ class Collector:
         client.subscribe([(shared, 1),
                           (topics.topic(self.prefix, "+", topics.STATE), 1),
                           (topics.topic(self.prefix, "+", topics.ONLINE), 1)])
+        self._connections += 1
         self.connected.set()
         self.log.info("collector.connected", session_present=bool(flags.session_present))
 
@@ -111,67 +165,128 @@ class Collector:
         self.log.warning("collector.disconnected", reason=str(reason))
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
-        self._inbox.put(msg)
+        self._arrived += 1
+        self._inbox.put((self._arrived, msg))
+
+    def _on_unsubscribe(self, _c: mqtt.Client, _u: Any, mid: int, _r: Any, _p: Any) -> None:
+        """A barrier's answer: every message the broker sent before it has arrived."""
+        self._answers.put((mid, self._arrived))
 
     # The writer's thread.
 
     def _run(self) -> None:
+        connections = 0
         while not self._stopping.is_set():
+            if self._connections != connections:
+                connections = self._connections
+                self.clearance.reconnected()
             batch = self._take()
-            try:
-                if batch:
-                    self._write(batch)
-            except Exception as e:  # the store is down: nothing acknowledged, try again
-                self.log.error("collector.store_failed", error=repr(e), held=len(batch))
-                self._drop_store()
-                for msg, _ in batch:
-                    self._inbox.put(msg)
-                self._stopping.wait(1.0)
-                continue
-            if any(parsed for _, parsed in batch):
+            if batch and not self._written_through(batch):
+                return  # stopping with the store down: nothing acknowledged, nothing lost
+            if any(parsed for _, _, parsed in batch):
                 crash_point("collector.before_ack")
-            for msg, _ in batch:
+            for _, msg, _ in batch:
                 if msg.qos > 0:
                     self.client.ack(msg.mid, msg.qos)
+            if batch:
+                self._written = batch[-1][0]
+                self.clearance.written(self._written)
+            self._barriers()
             try:
+                if not batch:
+                    self._idle()
                 self._ask_resends()
+                self._after_lodging()
             except Exception as e:
                 self.log.error("collector.resend_failed", error=repr(e))
                 self._drop_store()
 
-    def _take(self) -> list[tuple[mqtt.MQTTMessage, list[Record | str]]]:
-        """Whole messages, each with the records it carries, up to `batch_size` records."""
+    def _written_through(self, batch: list[tuple[int, mqtt.MQTTMessage, list[Record | str]]]
+                         ) -> bool:
+        """Write the batch, again and again while the store is down (nothing acknowledged
+        meanwhile, so the messages stay in order); False if told to stop first."""
+        while True:
+            try:
+                self._write(batch)
+                return True
+            except Exception as e:  # the store is down: nothing acknowledged, try again
+                self.log.error("collector.store_failed", error=repr(e), held=len(batch))
+                self._drop_store()
+                if self._stopping.wait(1.0):
+                    return False
+
+    def _barriers(self) -> None:
+        """Take the barriers' answers, and send the next one (shoe_floor.group)."""
+        while True:
+            try:
+                mid, arrived = self._answers.get_nowait()
+            except queue.Empty:
+                break
+            self.clearance.answered(mid, arrived, self._written)
+        now = time.monotonic()
+        if self.clearance.waiting and now - self._barrier_at > BARRIER_LOST:
+            self.clearance.reconnected()  # never answered: promise nothing, send another
+        if self.clearance.waiting or not self.connected.is_set() or \
+                now - self._barrier_at < BARRIER_EVERY:
+            return
+        self._barrier_at = now
+        sent_ns = time.time_ns()
+        rc, mid = self.client.unsubscribe(self._barrier)
+        if rc == mqtt.MQTT_ERR_SUCCESS and mid is not None:
+            self.clearance.sent(mid, sent_ns, self._written)
+
+    def _idle(self) -> None:
+        """Nothing to write: say this collector's clear time, every HEARTBEAT seconds."""
+        if time.monotonic() - self._beat_at < HEARTBEAT:
+            return
+        store = self._open_store()
+        with store.batch():
+            self._beat(store)
+
+    def _beat(self, store: Store) -> None:
+        self._beat_at = time.monotonic()
+        store.set_member(self.config.client_id, self.config.group, time.time_ns(),
+                         self.clearance.clear_ns)
+
+    def _take(self) -> list[tuple[int, mqtt.MQTTMessage, list[Record | str]]]:
+        """Whole messages, each with the records it carries, up to `batch_size` records. It
+        waits `batch_wait` for more only while the broker may send more (the window is not
+        full of messages this collector holds)."""
         try:
             batch = [self._parsed(self._inbox.get(timeout=0.2))]
         except queue.Empty:
             return []
-        count = max(1, len(batch[0][1]))
+        count = max(1, len(batch[0][2]))
         deadline = time.monotonic() + self.config.batch_wait
         while count < self.config.batch_size:
             left = deadline - time.monotonic()
             try:
-                batch.append(self._parsed(self._inbox.get(timeout=left) if left > 0
-                                          else self._inbox.get_nowait()))
+                batch.append(self._parsed(
+                    self._inbox.get(timeout=left) if left > 0 and len(batch) < RECEIVE_MAXIMUM
+                    else self._inbox.get_nowait()))
             except queue.Empty:
                 break
-            count += max(1, len(batch[-1][1]))
+            count += max(1, len(batch[-1][2]))
         return batch
 
     @staticmethod
-    def _parsed(msg: mqtt.MQTTMessage) -> tuple[mqtt.MQTTMessage, list[Record | str]]:
+    def _parsed(item: tuple[int, mqtt.MQTTMessage]
+                ) -> tuple[int, mqtt.MQTTMessage, list[Record | str]]:
+        seq, msg = item
         if msg.topic.rsplit("/", 1)[-1] != topics.RECORDS:
-            return msg, []
-        return msg, chain.parse_message(msg.payload)
+            return seq, msg, []
+        return seq, msg, chain.parse_message(msg.payload)
 
-    def _write(self, batch: list[tuple[mqtt.MQTTMessage, list[Record | str]]]) -> None:
+    def _write(self, batch: list[tuple[int, mqtt.MQTTMessage, list[Record | str]]]) -> None:
         """One transaction; the tables it touches are locked in name order, so collectors
         sharing a PostgreSQL database never wait on each other in a circle."""
         now = time.time_ns()
         # Each record with the text an alarm keeps: the message itself when it carries one
         # record, else (None) the record's own JSON, so the alarm names that record alone.
-        records: dict[str, list[tuple[Record | str, bytes | None]]] = defaultdict(list)
+        records: dict[str, list[tuple[Record, bytes | None]]] = defaultdict(list)
+        refused: list[tuple[str, Refusal, bytes]] = []
         latest: dict[tuple[str, str], bytes] = {}  # (table, state|online): the last word
-        for msg, parsed in batch:
+        for _, msg, parsed in batch:
             table = topics.table_of(self.prefix, msg.topic)
             leaf = msg.topic.rsplit("/", 1)[-1]
             if table is None:
@@ -180,8 +295,12 @@ class Collector:
                 self.received += len(parsed)
                 self.messages += 1
                 whole = bytes(msg.payload)
-                records[table] += [(r, whole if len(parsed) == 1 or isinstance(r, str) else None)
-                                   for r in parsed]
+                why = check_message(table, parsed, _user_properties(msg), self.keys)
+                if why is not None:
+                    refused.append((table, why, whole))
+                    continue
+                records[table] += [(r, whole if len(parsed) == 1 else None)
+                                   for r in parsed if not isinstance(r, str)]
             elif leaf in (topics.STATE, topics.ONLINE):
                 latest[table, leaf] = bytes(msg.payload)
         store = self._open_store()
@@ -193,21 +312,31 @@ class Collector:
                     store.set_state(table, payload, now)
                 else:
                     store.set_online(table, payload.decode(errors="replace"), now)
+            for table, why, whole in refused:
+                self._refuse(store, table, why, whole, now)
+            self._beat(store)
             fresh: dict[str, list[Record]] = {}
             for table in names:
-                good: list[tuple[Record, bytes | None]] = []
-                for parsed, payload in records.get(table, []):
-                    if isinstance(parsed, str):
-                        assert payload is not None
-                        self._alarm(store, table, None, chain.MALFORMED, parsed, payload, now)
-                    else:
-                        good.append((parsed, payload))
-                new = self._sort_out(store, table, tips[table], good, now)
+                new = self._sort_out(store, table, tips[table], records.get(table, []), now)
                 if new:
                     fresh[table] = new
             self._verify(store, tips, fresh, now)
             if records:
                 crash_point("collector.before_commit")
+
+    def _refuse(self, store: Store, table: str, why: Refusal, whole: bytes, now: int) -> None:
+        """A message refused whole: alarmed (a key not lodged: once a minute per table and
+        key, and watched for its lodging), none of its records kept."""
+        self.refused += 1
+        if why.kind == chain.UNKNOWN_KEY and why.key_id is not None:
+            alarmed = self.unlodged.setdefault(table, {})
+            last = alarmed.get(why.key_id)
+            if last is not None and time.monotonic() - last < KEY_ALARM_EVERY:
+                return
+            alarmed[why.key_id] = time.monotonic()
+        # The record at fault alone when it is one of several (as the chain's alarms keep).
+        text = message(why.record) if why.record is not None and whole[:1] == b"[" else whole
+        self._alarm(store, table, why.idx, why.kind, why.detail, text, now)
 
     def _open_store(self) -> Store:
         """The store, opened again after a failure (a PostgreSQL restart ends the old
@@ -218,18 +347,14 @@ class Collector:
 
     def _sort_out(self, store: Store, table: str, tip: chain.Tip | None,
                   arrived: list[tuple[Record, bytes | None]], now: int) -> list[Record]:
-        """The arrived records beyond the table's tip that are what they say they are; an
-        edited one, or a different copy of a stored one, is an alarm; a duplicate is dropped."""
+        """The arrived records (each already checked whole with its message) beyond the
+        table's tip; a different copy of a stored one is an alarm; a duplicate is dropped."""
         top = tip.idx if tip else 0
         low = min((r.idx for r, _ in arrived), default=top + 1)
         stored = store.hashes(table, low, top) if low <= top else {}
         fresh: list[Record] = []
         for record, whole in arrived:
-            why = chain.self_check(record)
-            if why:
-                self._alarm(store, table, record.idx, chain.EDITED, why,
-                            whole or message(record), now)
-            elif record.idx <= top:
+            if record.idx <= top:
                 if stored.get(record.idx, record.hash) != record.hash:
                     self._alarm(store, table, record.idx, chain.CONFLICT, (
                         f"record {record.idx}: {record.hash[:16]} differs from the verified "
@@ -278,7 +403,40 @@ class Collector:
             return
         gap = self.gaps.get(table)
         if gap is None or gap.missing != missing:
-            self.gaps[table] = Gap(missing, time.monotonic(), unanchored)
+            self.gaps[table] = Gap(missing, time.monotonic(), unanchored, seen_ns=time.time_ns())
+
+    def _after_lodging(self) -> None:
+        """A table whose messages named a key not lodged: once one of those keys is lodged
+        (looked for every KEY_RECHECK seconds), ask it to resend from the chain's tip, so
+        that the records refused before their key was lodged come again, even from a table
+        that has nothing new to send."""
+        if not self.unlodged or not self.connected.is_set():
+            return
+        for table, named in list(self.unlodged.items()):
+            lodged = [kid for kid in named if self.keys.key(table, kid) is not None]
+            if not lodged:
+                continue
+            del self.unlodged[table]
+            tip = self._open_store().tip(table)
+            start = tip.idx + 1 if tip is not None else 1
+            self.client.publish(topics.topic(self.prefix, table, topics.RESEND),
+                                str(start).encode(), qos=1)
+            self.log.info("collector.key_lodged", table=table, key_ids=lodged, resend=start)
+
+    def _members_behind(self, gap: Gap) -> list[str]:
+        """The live members of the group, this collector included, that may still hold a
+        gap's records: not yet clear past the moment it was seen. (The records that show a
+        gap may be another member's, left in `pending`: the missing ones can then be in this
+        collector's own queue.) The others are read from the store at most every 0.2 s."""
+        late = [] if self.clearance.clear_ns >= gap.seen_ns else [self.config.client_id]
+        now = time.monotonic()
+        if now - self._members_at >= 0.2:
+            self._members = self._open_store().members(self.config.group,
+                                                       self.config.client_id)
+            self._members_at = now
+        others = behind(self._members, gap.seen_ns, time.time_ns(), int(STALE * 1e9),
+                        int(SKEW * 1e9))
+        return late + [m.client_id for m in others]
 
     def _drop_store(self) -> None:
         if self.store is not None:
@@ -297,6 +455,13 @@ class Collector:
                 continue
             if not self.connected.is_set():
                 return
+            waiting_for = self._members_behind(gap)  # in memory: before asking the store
+            if waiting_for:
+                if not gap.waited:
+                    gap.waited = True
+                    self.log.info("collector.gap_waits_for_group", table=table,
+                                  missing=gap.missing, members=waiting_for)
+                continue
             tip = self._open_store().tip(table)
             if tip is not None and tip.idx >= gap.missing:
                 del self.gaps[table]
@@ -304,13 +469,24 @@ class Collector:
             gap.asked = now
             self.client.publish(topics.topic(self.prefix, table, topics.RESEND),
                                 str(gap.missing).encode(), qos=1)
-            self.log.info("collector.resend", table=table, start=gap.missing)
+            self.log.info("collector.resend", table=table, start=gap.missing,
+                          seen_ns=gap.seen_ns, group=[(m.client_id, m.at, m.clear)
+                                                      for m in self._members])
             if not gap.alarmed:
                 gap.alarmed = True
                 kind, what = ((chain.UNANCHORED, "the chain's start has not arrived")
                               if gap.unanchored else (chain.GAP, "records are missing"))
                 store = self._open_store()
                 with store.batch():
-                    self._alarm(store, table, gap.missing, kind,
-                                f"record {gap.missing}: {what}; resend asked", "",
-                                time.time_ns())
+                    store.lock_tips([table])  # one member at a time decides for the table
+                    now_ns = time.time_ns()
+                    if not store.alarmed_since(table, gap.missing, kind,
+                                               now_ns - int(SAME_GAP * 1e9)):
+                        self._alarm(store, table, gap.missing, kind,
+                                    f"record {gap.missing}: {what}; resend asked", "", now_ns)
+
+
+def _user_properties(msg: mqtt.MQTTMessage) -> list[tuple[str, str]] | None:
+    """The MQTT 5 user properties of a message (where its signature is), or None."""
+    props = getattr(msg, "properties", None)
+    return getattr(props, "UserProperty", None) if props is not None else None

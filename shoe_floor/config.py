@@ -1,5 +1,7 @@
 """The collector's file (`shoe-floor collect --config floor.toml`): its broker login in a
-`[floor]` table of the same shape as a table's, and its own `[collector]` settings."""
+`[floor]` table of the same shape as a table's, and its own `[collector]` settings, among them
+where the tables' lodged public keys are (`table_keys`, required: a collector that cannot
+tell a table's records from a forger's is not one)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class CollectorConfig:
     broker: FloorConfig
     database: str           # postgresql://... or the path of an SQLite file
     client_id: str          # stable: the broker keeps this collector's session under it
+    table_keys: Path        # DIR/<table>/*.pub.pem: each table's lodged public keys
     group: str = "shoe-floor"  # the shared subscription's group: collectors that share
     batch_size: int = 500   # records per transaction at most (whole messages: a few more)
     batch_wait: float = 0.05  # s to wait for a batch to fill once a message is in
@@ -28,8 +31,8 @@ class CollectorConfig:
 
 
 _DEFAULTS = CollectorConfig.__dataclass_fields__
-_KEYS = {"database", "client_id", "group", "batch_size", "batch_wait", "gap_grace",
-         "resend_every"}
+_KEYS = {"database", "client_id", "table_keys", "group", "batch_size", "batch_wait",
+         "gap_grace", "resend_every"}
 
 
 def load(path: Path) -> CollectorConfig:
@@ -65,6 +68,13 @@ def parse(data: dict[str, Any], base: Path | None = None) -> CollectorConfig:
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise CollectorConfigError(f"collector.{key}: must be a number of seconds >= 0")
         values[key] = float(value)
+    table_keys = section.get("table_keys")
+    if not isinstance(table_keys, str) or not table_keys:
+        raise CollectorConfigError("collector.table_keys: missing (the directory of the tables' "
+                                   "lodged public keys, DIR/<table>/*.pub.pem: the collector "
+                                   "stores only records signed by their table)")
+    keys_dir = Path(table_keys)
+    values["table_keys"] = keys_dir if keys_dir.is_absolute() or base is None else base / keys_dir
     return CollectorConfig(**values)
 
 

@@ -24,7 +24,6 @@ verified record after it) or ends at the floor's verified tip.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 import tomllib
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, Record, Start
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_floor import query
 from shoe_floor.config import CollectorConfigError, parse
+from shoe_floor.names import directory_for
 from shoe_floor.store import Store
 
 FLOOR_FORMAT = "shoe-floor-export/1"
@@ -47,7 +47,6 @@ FLOOR_MANIFEST = "floor-manifest.json"
 FLOOR_SIGNATURE = "floor-manifest.sig"
 FLOOR_KEY = "floor.pub.pem"
 DEFAULT_STATE_DIR = Path("/var/lib/shoe-floor")
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -71,14 +70,6 @@ def load_config(path: Path) -> ExportConfig:
     if not state_dir.is_absolute():
         state_dir = path.parent / state_dir
     return ExportConfig(collector.database, state_dir)
-
-
-def directory_for(table: str) -> str:
-    """A table's subdirectory: its name, or a digest of it where the name is not a safe
-    file name (a topic segment may hold anything but / + #)."""
-    if _SAFE.match(table):
-        return table
-    return "table-" + hashlib.sha256(table.encode()).hexdigest()[:16]
 
 
 def export_floor(store: Store, state_dir: Path, out: Path, start_ns: int | None = None,

@@ -8,6 +8,7 @@ trial. One schema, the same SQL but for placeholders and a few types.
 - `pending`: records that arrived ahead of a gap, waiting for the records before them.
 - `alarms`: what the chain check refused, named (shoe_floor.chain), with the message.
 - `tables`: each table's verified tip, and its last retained state and online word.
+- `collectors`: each collector's clear time, for the others of its group (shoe_floor.group).
 
 Times are Unix nanoseconds (BIGINT), as in the table's ledger. A batch is one transaction;
 the collector acknowledges its MQTT messages only after it commits. A batch's writes go in
@@ -28,6 +29,7 @@ from typing import Any
 
 from shoe_daemon.audit.ledger import Record, canonical
 from shoe_floor.chain import Tip
+from shoe_floor.group import Member
 
 _COLUMNS = "table_id, idx, wall_ns, mono_ns, boot, kind, body, prev, hash, mac, received_at"
 _RECORD = """(
@@ -44,6 +46,9 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS alarms (
     id %(serial)s, table_id TEXT NOT NULL, idx BIGINT, kind TEXT NOT NULL,
     detail TEXT NOT NULL, payload TEXT, raised_at BIGINT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS collectors (
+    client_id TEXT PRIMARY KEY, group_name TEXT NOT NULL, written_at BIGINT NOT NULL,
+    clear_at BIGINT NOT NULL)""",
 ]
 _SQLITE = {"blob": "BLOB", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
 _POSTGRES = {"blob": "BYTEA", "serial": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
@@ -57,6 +62,10 @@ def _row(table: str, r: Record, now: int) -> tuple[Any, ...]:
 def _record(row: tuple[Any, ...]) -> Record:
     return Record(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), row[6], row[7],
                   row[8])
+
+
+#: The advisory lock held while the schema is made (any constant the pit's database shares).
+SCHEMA_LOCK = 0x5F100D
 
 
 class Store:
@@ -83,6 +92,9 @@ class Store:
         if not create:
             return
         with self.batch():
+            if self.postgres:  # collectors starting together on a new database: one makes
+                # the schema, the others wait (CREATE ... IF NOT EXISTS races in PostgreSQL)
+                self.db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in _SCHEMA:
                 self.db.execute(statement % ddl)
         if self.postgres:  # where a batch's records are copied before their one INSERT
@@ -206,6 +218,20 @@ class Store:
                                "raised_at) VALUES (?,?,?,?,?,?)"),
                         (table, idx, kind, detail, payload, now))
 
+    def set_member(self, client_id: str, group: str, now: int, clear: int) -> None:
+        """This collector's clear time, for the others of its group."""
+        self.db.execute(self.q(
+            "INSERT INTO collectors (client_id, group_name, written_at, clear_at) VALUES "
+            "(?,?,?,?) ON CONFLICT (client_id) DO UPDATE SET group_name = excluded.group_name, "
+            "written_at = excluded.written_at, clear_at = excluded.clear_at"),
+            (client_id, group, now, clear))
+
+    def alarmed_since(self, table: str, idx: int, kind: str, since: int) -> bool:
+        """Whether an alarm of this kind about this record was raised since `since` (by any
+        collector: members of a group may each see the same gap)."""
+        return bool(self._all("SELECT 1 FROM alarms WHERE table_id = ? AND idx = ? AND kind = ? "
+                              "AND raised_at >= ? LIMIT 1", (table, idx, kind, since)))
+
     def set_state(self, table: str, state: bytes, now: int) -> None:
         """After `lock_tips` of the table in the same batch."""
         self.db.execute(self.q("UPDATE tables SET state = ?, state_at = ? WHERE table_id = ?"),
@@ -217,6 +243,12 @@ class Store:
                                "WHERE table_id = ?"), (word, now, table))
 
     # Reading, for the collector's start, the page and the tests.
+
+    def members(self, group: str, other_than: str) -> list[Member]:
+        """The other collectors of a group, as each last wrote itself."""
+        rows = self._all("SELECT client_id, written_at, clear_at FROM collectors WHERE "
+                         "group_name = ? AND client_id <> ?", (group, other_than))
+        return [Member(*row) for row in rows]
 
     def tip(self, table: str) -> Tip | None:
         """The table's verified tip as committed now (None: unknown or not anchored)."""

@@ -71,6 +71,7 @@ if [ "$FLOOR" -eq 1 ]; then
     unit shoe-floor-serve.service system
     install -D -m 0644 "$SRC/systemd/shoe-floor.sysusers" "$stage/usr/lib/sysusers.d/shoe-floor.conf"
     install -D -m 0644 "$SRC/docs/floor.toml" "$stage/etc/shoe-floor/floor.toml"
+    install -d -m 0755 "$stage/etc/shoe-floor/table-keys"  # `shoe-floor lodge-key` fills it
     install -D -m 0644 -t "$stage$OPT/docs" "$SRC/docs/deployment.md" "$SRC/docs/floor.md" \
         "$SRC/docs/floor.toml"
     install -D -m 0644 -t "$stage$OPT/mosquitto" "$SRC/systemd/mosquitto/shoe-floor.conf" \

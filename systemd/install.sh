@@ -229,6 +229,9 @@ install_floor() {
     if place_config "$OPT/docs/floor.toml" "$ETC/floor.toml"; then
         say "configuration $ETC/floor.toml from the example: broker, login, CA, database"
     fi
+    # Where the tables' public keys are lodged (`shoe-floor lodge-key`, as root): read-only
+    # to the collector, which stores only records signed with one of them.
+    install -d -m 0755 "$ETC/table-keys"
 
     # 5. The state directory, the collector's (and the floor's signing key, made once
     # floor.toml is written: `shoe-floor keygen`).

@@ -265,6 +265,12 @@ def test_purging_the_package_keeps_the_ledger_and_keys(packaged: Path) -> None:
 # package, then its marked steps run as written, as root.
 GUIDE = ROOT / "docs" / "deployment.md"
 PIT_UNITS = ("shoe-floor-collect.service", "shoe-floor-serve.service")
+TABLE_KEY = """
+from pathlib import Path
+from shoe_daemon.audit import keys
+key = keys.keygen(Path("/root/pit/table-7"))
+Path("/root/pit/table-7.pub.pem").write_bytes(key.public_pem)
+"""
 TABLE_LINK = """
 import sys, time
 from pathlib import Path
@@ -342,7 +348,7 @@ def debians_mosquitto(root: Path) -> subprocess.Popen[str]:
 
 
 def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
-    """Steps b to f for the pit, and the collector and the page running from their units.
+    """Steps b to g for the pit, and the collector and the page running from their units.
     The chroot shares this machine's network: the broker gets a free loopback port instead of
     8883 on every address, PostgreSQL its unix socket only, the page a free port."""
     (root / "root/pit").mkdir()
@@ -370,6 +376,10 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
                           .replace("casino.lan:8883", f"casino.lan:{port}")
                           .replace('http = "127.0.0.1:8090"', f'http = "127.0.0.1:{page}"'))
         run_step(root, "key")
+        # Step e: the table's key, made at its install on its Pi and brought here, lodged.
+        made = in_root(root, "/opt/shoe-floor/venv/bin/python", "-c", TABLE_KEY)
+        assert made.returncode == 0, made.stdout + made.stderr
+        run_step(root, "tablekeys")
         running += [as_unit(root, f"{units}/{unit}", logs[unit]) for unit in PIT_UNITS]
         table = in_root(root, "/opt/shoe-floor/venv/bin/python", "-c", TABLE_LINK, str(port),
                         timeout=120)
@@ -387,7 +397,7 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
         for process in running:
             process.send_signal(signal.SIGTERM)
             assert process.wait(30) == 0
-        # Step f: the regulator's export, as the floor's user (the database still up).
+        # Step g: the regulator's export, as the floor's user (the database still up).
         export = in_root(root, "runuser", "-u", "shoe-floor", "--",
                          "/opt/shoe-floor/venv/bin/shoe-floor", "export", "--config",
                          "/etc/shoe-floor/floor.toml", "--out", "/tmp/floor-export")

@@ -18,9 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_capture_replays_to_its_expected_output(case: Case):
+    console = ["--console", str(HERE / f"{case.name}.console.jsonl")] if case.console else []
     done = subprocess.run(
         [sys.executable, "-m", "shoe_daemon.service.cli", "replay", "--profile", case.profile,
-         str(HERE / f"{case.name}.cap")],
+         *console, str(HERE / f"{case.name}.cap")],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -31,6 +32,10 @@ def test_capture_replays_to_its_expected_output(case: Case):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_cases_still_make_the_committed_capture(case: Case):
     assert case.capture() == (HERE / f"{case.name}.cap").read_bytes()
+    console = HERE / f"{case.name}.console.jsonl"
+    assert console.exists() is bool(case.console)
+    if case.console:
+        assert case.console_file() == console.read_text()
 
 
 def test_corpus_covers_every_irregularity_and_outcome():

@@ -23,7 +23,8 @@ from hil.harness import ROOT
 from hil.readable import describe
 from tests.display_client import get
 
-CORPUS = sorted((ROOT / "tests/corpus").glob("*.jsonl"))
+CORPUS = sorted(p for p in (ROOT / "tests/corpus").glob("*.jsonl")
+                if not p.name.endswith(".console.jsonl"))  # a run's console actions
 OUTCOME = {"banker wins": "banker", "punter wins": "punter", "egalite: a tie": "egalite",
            "cancelled, without loss to either side": "cancelled",
            "voided by a supervisor": "void"}
@@ -32,13 +33,15 @@ WORDS = r"[a-z]+(?:,? [a-z]+)*"  # "a b, c": columns are three spaces apart
 
 def hand(key: str) -> str:
     cards = r"(?:[A2-9TJQK][CDHS] ?)+"
-    return rf"(no cards|(?P<{key}>{cards}) \((?P<{key}_total>\d)(?P<{key}_nat>, natural)?\))"
+    return (rf"(no cards|(?P<{key}>{cards}) \((?P<{key}_total>\d)(?P<{key}_nat>, natural)?"
+            rf"(?P<{key}_bac>, bac)?\))")
 
 
 COUP = re.compile(
     rf"shoe (?P<shoe>\d+) coup +(?P<coup>\d+)   punter {hand('p')}   banker {hand('b')}   "
     rf"(?P<outcome>{'|'.join(OUTCOME)})(   swiss nine: (?P<swiss>{WORDS}))?"
-    rf"(   irregularities: (?P<irr>{WORDS}))?(?P<last>   last coup of the shoe)?")
+    rf"(   irregularities: (?P<irr>{WORDS}))?(   rulings: (?P<rul>[a-z0-9 ,._-]+?))?"
+    rf"(?P<last>   last coup of the shoe)?")
 
 
 def read_coup(text: str) -> dict[str, Any]:
@@ -48,13 +51,15 @@ def read_coup(text: str) -> dict[str, Any]:
 
     def side(key: str) -> dict[str, Any]:
         cards = m[key].split() if m[key] else []
-        return {"cards": cards, "total": int(m[f"{key}_total"] or 0),
+        hand = {"cards": cards, "total": int(m[f"{key}_total"] or 0),
                 "natural": bool(m[f"{key}_nat"])}
+        return {**hand, "bac": True} if m[f"{key}_bac"] else hand
 
     return {"shoe": int(m["shoe"]), "coup": int(m["coup"]), "outcome": OUTCOME[m["outcome"]],
             "punter": side("p"), "banker": side("b"), "last_coup": bool(m["last"]),
             "irregularities": m["irr"].upper().replace(" ", "_").split(",_") if m["irr"] else [],
-            "swiss_nine": m["swiss"].split(", ") if m["swiss"] else []}
+            "swiss_nine": m["swiss"].split(", ") if m["swiss"] else [],
+            "rulings": m["rul"].split(", ") if m["rul"] else []}
 
 
 def check(line: dict[str, Any], text: str) -> None:
@@ -65,6 +70,8 @@ def check(line: dict[str, Any], text: str) -> None:
         want = {k: line[k] for k in ("shoe", "coup", "outcome", "punter", "banker",
                                      "last_coup", "irregularities")}
         want["swiss_nine"] = line.get("swiss_nine", [])
+        want["rulings"] = [f"{r['code'].lower().replace('_', ' ')} by {r['by']}"
+                           for r in line.get("rulings", [])]
         assert got == want, text
     elif line["event"] == "irregularity":
         words = line["code"].lower().replace("_", " ")

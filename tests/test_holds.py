@@ -23,7 +23,7 @@ from hil.script import parse_script
 from shoe_daemon.game.coup import CoupMachine
 from shoe_daemon.game.houses import PROFILES, get_profile
 from shoe_daemon.game.irregularities import KINDS, Code, Resolution
-from shoe_daemon.game.rules import Game
+from shoe_daemon.game.rules import Game, Report
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,9 @@ class WayOutCase:
     how: str
     by: str
     more: tuple[str, ...] = ()  # outcomes of the coups after it, played from the queue/after
+    # A hold raised by the croupier's console instead (coup/reports.py): after the script,
+    # (report, by, position) reported, as console/actions.py does.
+    report: tuple[str, str, str] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -110,6 +113,15 @@ CASES = [
                "punter", ("3H", "3S"), ("2C", "2D", "9C"), "OK", "croupier"),
     WayOutCase(Code.FAUX_TIRAGE, "eight-pack", "SHOE DEAL FREE:B 3H 2C 3S 2D CARTE 9C", "",
                "STAND", "", "punter", ("3H", "3S"), ("2C", "2D"), "STAND", "croupier"),
+    # 000 rule 11, reported on the console: the banker's B1 (TH) lost in the discard. The
+    # supervisor upholds it: lost to the banker, the cards he dealt meanwhile are this coup's
+    # (to the discard, never the next deal's), and the next coup plays afresh.
+    WayOutCase(Code.BANKER_CARD_LOST, "zoppot-1934", "SHOE DEAL 2C TH 3D", "5S 4H",
+               "KEY:4711 OK", "DEAL 9C 5D KH 3S", "punter", ("2C", "3D"), ("TH",), "OK",
+               "4711", ("punter",), report=("banker_card_lost", "bob", "B1")),
+    WayOutCase(Code.BANKER_CARD_LOST, "baden", "SHOE DEAL 2C TH 3D", "5S", "KEY:S-1 VOID", "",
+               "void", ("2C", "3D"), ("TH",), "VOID", "S-1", report=("banker_card_lost", "bob",
+                                                                   "B1")),
 ]
 
 
@@ -120,17 +132,27 @@ def run(machine: CoupMachine, script: str) -> list[dict[str, Any]]:
     return lines
 
 
+def raised(machine: CoupMachine, case: WayOutCase) -> list[dict[str, Any]]:
+    """The case's script played, then its report if the console raises the hold."""
+    lines = run(machine, case.script)
+    if case.report is not None:
+        kind, by, position = case.report
+        lines += machine.report(kind, by, position=position)
+    return lines
+
+
 def expected_rule(code: Code, profile: str) -> str:
     """The rule a hold cites: the house's own source where the machine uses it."""
     house = get_profile(profile)
-    by_house = {Code.FOREIGN_CARD: house.packs_source, Code.FAUX_TIRAGE: house.faux_tirage_source}
+    by_house = {Code.FOREIGN_CARD: house.packs_source, Code.FAUX_TIRAGE: house.faux_tirage_source,
+                Code.BANKER_CARD_LOST: house.croupier_rule(Report.BANKER_CARD_LOST).source}
     return by_house.get(code, KINDS[code].rule)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 def test_a_way_out_lifts_the_hold_and_the_coup_ends(case: WayOutCase):
     machine = CoupMachine(get_profile(case.profile))
-    lines = run(machine, case.script)
+    lines = raised(machine, case)
     hold = lines[-1]
     assert machine.state == "on_hold" and machine.lamp == "RED"
     assert (hold["event"], hold["code"], hold["hold"]) == ("irregularity", case.code, True)

@@ -20,7 +20,7 @@ import pytest
 from shoe_daemon.game.coup import CoupMachine
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.irregularities import KINDS
-from tests.test_holds import CASES, WayOutCase, run
+from tests.test_holds import CASES, WayOutCase, raised, run
 
 CONSOLE = "ana"  # the signed-in person who resolves on the console
 
@@ -60,7 +60,7 @@ def check_end(case: WayOutCase, lines: list[dict[str, Any]], by: str,
 
 def raise_hold(case: WayOutCase) -> CoupMachine:
     machine = CoupMachine(get_profile(case.profile), latching=True)
-    hold = run(machine, case.script)[-1]
+    hold = raised(machine, case)[-1]
     assert (hold["event"], hold["code"], hold["hold"]) == ("irregularity", case.code, True)
     latch = machine.public.latches[0]
     assert (latch.kind, latch.code, latch.held, latch.rule) == ("hold", case.code, True,

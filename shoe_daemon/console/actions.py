@@ -96,7 +96,7 @@ REASON = Field("the reason, in words: 3 to 300 characters", min_len=3, max_len=3
 LATCH = Field("an open latch's id (hold-<shoe>-<coup>-<n> or fault-<code>)",
               pattern=re.compile(r"hold-[0-9]{1,6}-[0-9]{1,6}-[0-9]{1,3}|fault-[A-Z_]{1,16}"),
               max_len=40)
-WAYS = ("OK", "ENTER", "CARTE", "RESTE", "STAND")
+WAYS = ("OK", "ENTER", "CARTE", "RESTE", "STAND", "DISMISS")  # DISMISS: a report's (rule 11)
 SESSION = Field("the session's public id (never its cookie)", pattern=re.compile(r"[0-9a-f]{12}"),
                 max_len=12)
 
@@ -153,6 +153,60 @@ def _resolve(table: Table, action: Action) -> Lines:
     return table.machine.resolve(args["latch"], action.by, args.get("way"), args.get("card"))
 
 
+# ---- what only the croupier sees (the coup machine's reports.py) -----------------------------
+
+POSITION = Field("a card of the coup by its place: P1, P2, P3 (punter), B1, B2, B3 (banker)",
+                 choices=("P1", "P2", "P3", "B1", "B2", "B3"), max_len=2)
+FACE = Field("how the card landed: up or down", choices=("up", "down"), max_len=4)
+PARTNER = Field("the banker's partner, as the money names players: 'seat N' or 'outsider "
+                "LABEL'", pattern=re.compile(r"seat [1-9][0-9]?|outsider [A-Za-z0-9]"
+                                             r"[A-Za-z0-9 ._-]{0,23}"), max_len=33)
+
+
+def _report_args(action: Action) -> dict[str, str | None]:
+    args = action.args
+    return {"position": args.get("position"), "face": args.get("face"),
+            "partner": args.get("partner")}
+
+
+def _can_report(table: Table, action: Action) -> None:
+    """The house has the rule, and it can act now (the coup machine's answer, citing it)."""
+    why = table.machine.refusal(action.kind, **_report_args(action))
+    if why is not None:
+        raise Refused(409, why)
+
+
+def _report(table: Table, action: Action) -> Lines:
+    return table.machine.report(action.kind, action.by, **_report_args(action))
+
+
+#: The reports, by the rule each applies (000 rules 15, 11, 10, 4; each house's cell in its
+#: profile). A croupier or a supervisor reports what he saw at the table: the croupier directs
+#: play and puts a player's mistake right by the rules (000: "Should a mistake occur through
+#: too much haste on the part of the player, it is rectified by the croupier in accordance
+#: with the rules"). Only rule 11 takes the coup from the banker: the croupier's report holds
+#: play, and a supervisor rules on it (the hold's way out: OK upholds it, DISMISS does not,
+#: the void voids the coup), as the forfeit of 000 rule 12 is the supervisor's call.
+REPORTS: tuple[ActionKind, ...] = (
+    ActionKind("punter_bac", ANYONE, {"reason": REASON}, _can_report, _report,
+               help="000 rule 15: the punter threw his cards into the discard; his hand "
+                    "counts bac (0) and the banker plays on against it"),
+    ActionKind("banker_card_lost", ANYONE, {"position": POSITION, "reason": REASON},
+               _can_report, _report,
+               help="000 rule 11: the banker threw the card at `position` into the discard "
+                    "and it cannot be recognised; play holds until a supervisor upholds it "
+                    "(the coup is lost to the banker), dismisses it, or voids the coup"),
+    ActionKind("card_fell", ANYONE, {"position": POSITION, "face": FACE, "reason": REASON},
+               _can_report, _report,
+               help="000 rule 10: the card at `position` fell from the table; it remains "
+                    "valid (face up: it is exposed, with 000 rules 6 and 8)"),
+    ActionKind("partner_objection", ANYONE, {"partner": PARTNER, "reason": REASON},
+               _can_report, _report,
+               help="000 rule 4: the banker's partner objected to the banker's manner of "
+                    "play; it is recorded, and the banker's play stands"),
+)
+
+
 def _can_void(table: Table, action: Action) -> None:
     if table.machine.state not in (*IN_COUP, "on_hold"):
         raise Refused(409, "no coup is in play to void")
@@ -164,6 +218,7 @@ def _void(table: Table, action: Action) -> Lines:
 
 #: Every action the console can take.
 ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
+    *REPORTS,
     ActionKind("sign_in", ANYONE, {"method": Field("pin or badge", choices=("pin", "badge")),
                                    "session": SESSION},
                _configured, _nothing, api=False,

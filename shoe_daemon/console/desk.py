@@ -26,7 +26,7 @@ from shoe_daemon.console.actions import Action
 from shoe_daemon.console.people import PeopleFile, Roster
 from shoe_daemon.console.play import decide_key
 from shoe_daemon.console.replay_file import ReplayFileWriter
-from shoe_daemon.game.coup import LatchState
+from shoe_daemon.game.coup import LatchState, ReportState
 
 NOTICES = 5  # refused KEYs the console keeps showing
 
@@ -81,6 +81,13 @@ class Inbox:
         self._ready.set()
 
 
+def report_view(report: ReportState) -> dict[str, Any]:
+    """A report as the console offers it: the house's rule, and whether it may be taken now."""
+    return {"kind": report.kind, "code": report.code, "applies": report.applies,
+            "rule": report.rule, "why_not": report.why_not,
+            "positions": list(report.positions)}
+
+
 def latch_view(latch: LatchState) -> dict[str, Any]:
     """A latch as the console shows it: the shoe's way out by its button, never a card."""
     return {
@@ -105,7 +112,8 @@ class TableConsole(Protocol):
 
     def changed_people(self) -> dict[str, Any] | None: ...
 
-    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None: ...
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "",
+              reports: tuple[ReportState, ...] = ()) -> None: ...
 
 
 class Desk:
@@ -121,7 +129,7 @@ class Desk:
         self.log = log
         self.replay_file = replay_file
         self.refusals: deque[dict[str, Any]] = deque(maxlen=NOTICES)
-        self._latches: tuple[tuple[LatchState, ...], str] | None = None
+        self._latches: tuple[Any, ...] | None = None  # what was shown last
         self._roster_digest = ""
 
     @property
@@ -155,12 +163,14 @@ class Desk:
         self._roster_digest = roster.digest
         return {"sha256": roster.digest, "people": [p.public() for p in roster.people]}
 
-    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
-        """The console's own state (the latches, refused KEYs, the shoe's lamp), pushed when
-        it changed."""
-        if (latches, lamp) == self._latches or self.show is None:
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "",
+              reports: tuple[ReportState, ...] = ()) -> None:
+        """The console's own state (the latches, refused KEYs, the shoe's lamp, the reports
+        the croupier may make now), pushed when it changed."""
+        if (latches, lamp, reports) == self._latches or self.show is None:
             return
-        self._latches = (latches, lamp)
+        self._latches = (latches, lamp, reports)
         body = {"latches": [latch_view(latch) for latch in latches],
-                "key_refusals": list(self.refusals), "lamp": lamp}
+                "key_refusals": list(self.refusals), "lamp": lamp,
+                "reports": [report_view(report) for report in reports]}
         self.show(json.dumps(body, separators=(",", ":")).encode())

@@ -11,8 +11,11 @@ thread, never the table's loop: it is available at any moment, on hold too.
 What it shows obeys the display's rule (shoe_daemon/display/view.py): a card's code only
 once the game showed it. A coup decided by a showdown shows all its cards; a voided or
 cancelled coup, and the coup in play, only what was public (face up, exposed, third cards);
-a card that left play face down stays hidden. Irregularities are in the display's words
-with their rule, never the machine's detail (which names cards).
+a card that left play face down stays hidden, and so does one that went into the discard
+unseen (a punter's bac, 000 rule 15; the banker's lost card, rule 11). Irregularities are in
+the display's words with their rule, never the machine's detail (which names cards); the
+croupier's reports are events with the person, the place of the card they name and the
+reason.
 
 Each coup keeps a place for its stakes and settlement (`stakes`, `settlement`: null until
 the money part records them).
@@ -37,9 +40,10 @@ from shoe_daemon.game import cards
 from shoe_daemon.game.coup import CoupMachine, CoupState
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.irregularities import Code
-from shoe_daemon.game.rules import FaceUp
+from shoe_daemon.game.rules import FaceUp, Report
 
 LAST = 10
+REPORT_KINDS = tuple(report.value for report in Report)
 SHOE_FRAMES = """SELECT idx, body FROM records WHERE kind = 'frame'
                  AND body LIKE '%"fields":["SHOE"%' AND idx <= ? ORDER BY idx DESC"""
 SHOE_COUNT = """SELECT COUNT(*) FROM records WHERE kind = 'frame'
@@ -243,6 +247,8 @@ class Recall:
                  "by": body["by"], "role": body["role"], "reason": args.get("reason")}
         if kind == "resolve":
             event.update(latch=latch, way=args.get("way"))
+        elif kind in REPORT_KINDS:  # what only the croupier sees: the place, never a card
+            event.update({k: args[k] for k in ("position", "face", "partner") if k in args})
         story(key).events.append(event)
         return lines
 
@@ -293,6 +299,8 @@ class Recall:
             visible = [c if f"{side}{i + 1}" in shown else NOT_SHOWN for i, c in
                        enumerate(codes)]
             whole = bool(codes) and all(v is not None for v in visible)
+            if side == "P" and final is not None and final.bac:  # 000 rule 15: counts 0
+                return {"cards": visible, "total": 0, "bac": True}
             return {"cards": visible,
                     "total": cards.total(codes) if whole and "??" not in codes else None}
 
@@ -302,6 +310,8 @@ class Recall:
                       else card.face == "U")
             if card.position is not None:
                 fate = f"{'punter' if card.position[0] == 'P' else 'banker'} {card.position}"
+                if final is not None and card.position in final.discarded:
+                    fate += ", into the discard unseen"
             elif card.void:
                 fate = card.void
             elif story is in_play:

@@ -59,7 +59,7 @@ SIGN_IN = {
     "badge": Field("the badge", required=False, max_len=64),
 }
 ONLY_ID = {"id": REQUEST_ID}
-EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":""}'
+EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[]}'
 
 
 class _Error(Exception):

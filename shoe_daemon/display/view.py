@@ -15,7 +15,11 @@ once the game has shown it:
   immediately ... whereupon the banker opens his cards"), and once both sides have played
   "the covered cards are uncovered" (000, the punter's and banker's play);
 - a coup cancelled (000 rule 24) or voided by a supervisor ends without a showdown, so only
-  what was already public stays shown.
+  what was already public stays shown;
+- a card that went into the discard unseen is never shown, showdown or not: a punter's
+  cards thrown into the discard (000 rule 15: his hand counts bac, and the view says so with
+  a total of 0) and the card the banker lost there (000 rule 11) (the snapshot's
+  `discarded`). What was public before stays public.
 
 A hand's total is shown only when every card of it is public. What the machine decided is
 taken as it published it: the naturals and the Swiss Nine bets from the `coup.result` line,
@@ -92,20 +96,25 @@ def public_positions(coup: CoupState) -> set[str]:
     dealt = {f"P{i + 1}" for i in range(len(coup.punter))}
     dealt |= {f"B{i + 1}" for i in range(len(coup.banker))}
     if coup.outcome in SHOWDOWN:
-        return dealt
+        return dealt - coup.discarded
     shown = set(coup.exposed)
     shown |= {"P3", "B3"}  # 000 rule 9: third cards face up
-    return shown & dealt
+    return (shown & dealt) - coup.discarded
 
 
-def _hand(codes: tuple[str, ...], side: str, shown: set[str], natural: bool) -> dict[str, Any]:
+def _hand(codes: tuple[str, ...], side: str, shown: set[str], natural: bool,
+          bac: bool = False) -> dict[str, Any]:
+    """A hand as shown; a bac'd one (000 rule 15) counts 0, its hidden cards staying so."""
     visible = [code if f"{side}{i + 1}" in shown else None for i, code in enumerate(codes)]
     whole = bool(codes) and all(v is not None for v in visible)
-    return {
+    hand = {
         "cards": visible,
-        "total": cards.total(codes) if whole and "??" not in codes else None,
+        "total": 0 if bac else cards.total(codes) if whole and "??" not in codes else None,
         "natural": natural,
     }
+    if bac:
+        hand["bac"] = True
+    return hand
 
 
 def _coup(table: TableState, published: Published, words: Words) -> dict[str, Any] | None:
@@ -118,7 +127,8 @@ def _coup(table: TableState, published: Published, words: Words) -> dict[str, An
     view: dict[str, Any] = {
         "number": coup.number,
         "last": coup.last,
-        "punter": _hand(coup.punter, "P", shown, bool(final and final["punter"]["natural"])),
+        "punter": _hand(coup.punter, "P", shown, bool(final and final["punter"]["natural"]),
+                        coup.bac),
         "banker": _hand(coup.banker, "B", shown, bool(final and final["banker"]["natural"])),
         "outcome": coup.outcome,
         "notices": [

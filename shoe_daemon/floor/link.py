@@ -12,10 +12,14 @@ A message carries every committed record not yet sent, up to `batch` records and
 from a backlog, so a drain costs the pit one MQTT message per `batch` records. The cursor
 moves to a message's last record once the broker acknowledges it.
 
-It runs in its own thread beside paho's network thread. The table only calls `notify()`
-(a commit happened) and `publish_state()`; both return at once, whatever the broker does.
-The link's thread also reports the ledger's head on the retained `head` topic when the pit
-cannot infer it from the records (floor/head.py).
+Each message is signed with the table's Ed25519 key (floor/signing.py): one signature
+over the table's name and the message's last record, carried as MQTT 5 user properties. A
+`rotate-key` is taken at the next look at the ledger, without a restart.
+
+It runs in its own thread beside paho's network thread, where the signing happens too. The
+table only calls `notify()` (a commit happened) and `publish_state()`; both return at once,
+whatever the broker does. The link's thread also reports the ledger's head on the retained
+`head` topic when the pit cannot infer it from the records (floor/head.py).
 """
 
 from __future__ import annotations
@@ -29,19 +33,24 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import structlog
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from shoe_daemon.floor import topics
-from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.config import FloorConfig, FloorConfigError
 from shoe_daemon.floor.crashpoint import crash_point
 from shoe_daemon.floor.cursor import Cursor, belongs, read_cursor, write_cursor
 from shoe_daemon.floor.head import Head, HeadReports
 from shoe_daemon.floor.mqtt import SUCCESS_MAX, connect, delivered, make_client
 from shoe_daemon.floor.outbox import Outbox, pack
+from shoe_daemon.floor.signing import Signer
 
 ONLINE, OFFLINE = b"online", b"offline"
 
 
 class FloorLink:
+    """FloorConfigError (naming `floor`) if the table has no signing key to sign with."""
+
     def __init__(self, config: FloorConfig, state_dir: Path, *, poll: float = 1.0,
                  window: int = 200, retry: float = 2.0, batch: int = 200,
                  batch_bytes: int = 64 * 1024):
@@ -82,6 +91,7 @@ class FloorLink:
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_publish = self._on_publish
         self._client.on_message = self._on_message
+        self._signer = Signer(state_dir)  # after the TLS settings, which are named first
 
     # The table's side: each returns at once.
 
@@ -91,7 +101,8 @@ class FloorLink:
         self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
         self._thread.start()
         connect(self._client, self.config)
-        self.log.info("floor.start", broker=self.config.url, acked=self._cursor.idx)
+        self.log.info("floor.start", broker=self.config.url, acked=self._cursor.idx,
+                      key_id=self._signer.key.key_id)
 
     def notify(self) -> None:
         """The table committed records: publish them now rather than at the next poll."""
@@ -243,16 +254,31 @@ class FloorLink:
         room = self.window - len(self._inflight)
         if room <= 0 or self._next > self._tail:
             return
+        self._take_rotated_key()
         for _ in range(room):
             waiting = self._outbox.after(self._next, self.batch)
             if not waiting:
                 break
             sent, body = pack(waiting, self.batch_bytes)
+            props = Properties(PacketTypes.PUBLISH)
+            props.UserProperty = self._signer.sign(self.config.table, sent[-1].idx,
+                                                   sent[-1].hash).properties()
             crash_point("link.before_publish")
-            info = self._client.publish(self._topic, body, qos=1)
+            info = self._client.publish(self._topic, body, qos=1, properties=props)
             self._inflight[info.mid] = [(r.idx, r.hash) for r in sent]
             self._next = sent[-1].idx + 1
         self._wake.set()  # look again at once: more may be waiting, or room left
+
+    def _take_rotated_key(self) -> None:
+        """A `rotate-key` since the last look: sign with the new key from now on."""
+        try:
+            rotated = self._signer.refresh()
+        except FloorConfigError as e:
+            self.log.error("floor.key_unreadable", error=str(e),
+                           signing_with=self._signer.key.key_id)
+            return
+        if rotated:
+            self.log.info("floor.key_rotated", key_id=rotated)
 
     def _send_state(self) -> None:
         with self._state_lock:

@@ -31,6 +31,12 @@ class Code(StrEnum):
     DECLARATION_MISSING = "DECLARATION_MISSING"
     COUP_NOT_FINISHED = "COUP_NOT_FINISHED"
     DEAL_AFTER_LAST_COUP = "DEAL_AFTER_LAST_COUP"
+    # What only the croupier sees, reported on the console (coup/reports.py): 000 rules 15,
+    # 11, 10 and 4, or the house's own cell for them (HouseProfile.croupier_rules).
+    PUNTER_BAC = "PUNTER_BAC"
+    BANKER_CARD_LOST = "BANKER_CARD_LOST"
+    CARD_FELL = "CARD_FELL"
+    PARTNER_OBJECTION = "PARTNER_OBJECTION"
 
 
 class Resolution(StrEnum):
@@ -41,6 +47,8 @@ class Resolution(StrEnum):
     DECLARE = "DECLARE"  # CARTE or RESTE for the punter
     SUPERVISOR_OK = "SUPERVISOR_OK"  # KEY, then OK
     BANKER_CHOICE = "BANKER_CHOICE"  # OK (the banker takes the card) or STAND (discard it)
+    SUPERVISOR_RULING = "SUPERVISOR_RULING"  # KEY, then OK upholds a report; the console's
+    # supervisor may DISMISS it instead
 
 
 #: The presses that lift a hold of each resolution, each a sequence of button names.
@@ -51,7 +59,13 @@ PRESSES: Mapping[Resolution, tuple[tuple[str, ...], ...]] = MappingProxyType(
         Resolution.DECLARE: (("CARTE",), ("RESTE",)),
         Resolution.SUPERVISOR_OK: (("KEY", "OK"),),
         Resolution.BANKER_CHOICE: (("OK",), ("STAND",)),
+        Resolution.SUPERVISOR_RULING: (("KEY", "OK"),),
     }
+)
+#: Ways out the croupier's console offers beside the shoe's buttons: a report made on the
+#: console (000 rule 11) is dismissed there, by a supervisor, when it does not hold.
+CONSOLE_ONLY: Mapping[Resolution, tuple[str, ...]] = MappingProxyType(
+    {Resolution.SUPERVISOR_RULING: ("DISMISS",)}
 )
 SUPERVISOR_VOID = ("KEY", "VOID")  # ends any hold; printed where the instruction offers it
 
@@ -81,7 +95,8 @@ class WayOut:
         """The buttons the croupier's console offers for this way out: the last press of each
         sequence, the console's signed-in supervisor standing for a supervisor's KEY. (The
         supervisor's VOID is the console's own `void` action.)"""
-        return tuple(dict.fromkeys(press[-1] for press in PRESSES[self.resolution]))
+        shoe = (press[-1] for press in PRESSES[self.resolution])
+        return tuple(dict.fromkeys((*shoe, *CONSOLE_ONLY.get(self.resolution, ()))))
 
     @property
     def supervised(self) -> bool:
@@ -193,6 +208,35 @@ KINDS: dict[Code, Kind] = {
             Code.DEAL_AFTER_LAST_COUP,
             "house profile: cut card",
             "A coup was dealt after the last coup of the shoe: change the shoe.",
+        ),
+        # Reported on the croupier's console; each line cites the house's cell for it.
+        Kind(
+            Code.PUNTER_BAC,
+            "000 rule 15",
+            "The punter threw his cards into the discard: his hand counts bac (0), its cards "
+            "stay out of sight, and the banker plays on against it.",
+        ),
+        Kind(
+            Code.BANKER_CARD_LOST,
+            "000 rule 11",
+            hold=WayOut(
+                Resolution.SUPERVISOR_RULING,
+                "The banker threw a card into the discard and it cannot be recognised: call a "
+                "supervisor. KEY, then OK upholds it and the coup is lost to the banker; on the "
+                "console the supervisor may dismiss it instead, and play goes on." + _VOID_HINT,
+            ),
+        ),
+        Kind(
+            Code.CARD_FELL,
+            "000 rule 10",
+            "A card fell from the table: it remains valid, and only a member of the casino "
+            "staff picks it up.",
+        ),
+        Kind(
+            Code.PARTNER_OBJECTION,
+            "000 rule 4",
+            "The banker's partner objected to the banker's manner of play: the banker's play "
+            "stands; the partner has no say in it.",
         ),
     )
 }

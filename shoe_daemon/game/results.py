@@ -14,8 +14,13 @@ from shoe_daemon.game import cards
 OUTCOMES = ("banker", "punter", "egalite", "cancelled", "void")
 
 
-def side(codes: Sequence[str]) -> dict[str, Any]:
-    """One side's valid cards in dealing order, its total, and whether it was a natural."""
+def side(codes: Sequence[str], bac: bool = False) -> dict[str, Any]:
+    """One side's valid cards in dealing order, its total, and whether it was a natural.
+
+    `bac`: the hand was thrown into the discard and counts nothing (000 rule 15); its cards
+    are kept for the record (the display never shows those that were face down)."""
+    if bac:
+        return {"cards": list(codes), "total": 0, "natural": False, "bac": True}
     return {
         "cards": list(codes),
         "total": cards.total(codes),
@@ -23,9 +28,10 @@ def side(codes: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def outcome_of(punter: Sequence[str], banker: Sequence[str]) -> str:
-    """The higher total wins; equal totals are égalité (000: 'the cards are dealt again')."""
-    p, b = cards.total(punter), cards.total(banker)
+def outcome_of(punter: Sequence[str], banker: Sequence[str], bac: bool = False) -> str:
+    """The higher total wins; equal totals are égalité (000: 'the cards are dealt again').
+    A punter's hand thrown into the discard counts bac, 0 (000 rule 15)."""
+    p, b = 0 if bac else cards.total(punter), cards.total(banker)
     if p == b:
         return "egalite"
     return "punter" if p > b else "banker"
@@ -42,27 +48,36 @@ def coup_result(
     last_coup: bool,
     irregularities: Sequence[str],
     swiss_nine: Sequence[str] | None = None,
+    bac: bool = False,
+    rulings: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
+    """`bac` and `rulings` come from what the croupier reported on the console (the coup
+    machine's reports.py): the punter's hand counted bac, and each rule applied to the coup
+    (`code`, the `rule` it cites, `by` whom). A line without them is as it always was."""
     line: dict[str, Any] = {
         "event": "coup.result",
         "shoe": shoe,
         "coup": coup,
         "profile": profile,
         "outcome": outcome,
-        "punter": side(punter),
+        "punter": side(punter, bac),
         "banker": side(banker),
         "last_coup": last_coup,
         "irregularities": list(irregularities),
     }
     if swiss_nine is not None:
         line["swiss_nine"] = list(swiss_nine)
+    if rulings:
+        line["rulings"] = [dict(r) for r in rulings]
     return line
 
 
 def irregularity(
-    *, code: str, shoe: int, coup: int, rule: str, detail: str, hold: bool, action: str
+    *, code: str, shoe: int, coup: int, rule: str, detail: str, hold: bool, action: str,
+    by: str | None = None,
 ) -> dict[str, Any]:
-    return {
+    """`by`: the person who reported it on the croupier's console (none: the shoe's)."""
+    line = {
         "event": "irregularity",
         "code": code,
         "shoe": shoe,
@@ -72,6 +87,9 @@ def irregularity(
         "hold": hold,
         "action": action,
     }
+    if by is not None:
+        line["by"] = by
+    return line
 
 
 def resolution(*, code: str, shoe: int, coup: int, how: str, by: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ punter's third card (a ten or a picture is 0, 000 Table I), or None when the pun
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
@@ -50,6 +50,31 @@ class FaceUp(StrEnum):
 
     VOID = "void"  # the card is null and void (001)
     EXPOSED = "exposed"  # the card stays in play and is public (000 rules 6, 8)
+
+
+class Report(StrEnum):
+    """What only the croupier sees: a seed's rule that changes a coup in a way the shoe cannot
+    sense. The croupier's console reports it; the coup machine applies it (coup/reports.py)."""
+
+    PUNTER_BAC = "punter_bac"  # 000 rule 15: his cards into the discard, his hand a "bac"
+    BANKER_CARD_LOST = "banker_card_lost"  # 000 rule 11: the coup is lost to the banker
+    CARD_FELL = "card_fell"  # 000 rule 10: a card fallen from the table remains valid
+    PARTNER_OBJECTION = "partner_objection"  # 000 rule 4: the banker's play stands
+
+
+@dataclass(frozen=True, slots=True)
+class CroupierRule:
+    """One house's cell for one `Report`: whether the house has the rule, the short rule the
+    console and its refusals cite (`rule`), and the seed text it comes from (`source`; a
+    decision starts "not printed in <seed>: " and says why, as a drawing cell does)."""
+
+    applies: bool
+    rule: str  # "000 rule 15"; "000 rule 15, not printed in 003"; "not printed in 003"
+    source: str
+
+    @property
+    def printed(self) -> bool:
+        return not self.source.startswith(NOT_PRINTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +122,10 @@ class HouseProfile:
     egalite_pays: int | None = None  # Punto Banco: 8 (8:1)
     swiss_nine: bool = False  # Punto Banco at Baden reports the Swiss Nine side bets
     faux_tirage_source: str = ""  # the house's rule for a card drawn against the table
+    # What only the croupier sees (000 rules 4, 10, 11, 15): one cell per Report, every one
+    # given (an empty or partial table is refused).
+    croupier_rules: Mapping[Report, CroupierRule] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         if isinstance(self.packs, bool) or not isinstance(self.packs, int) or self.packs < 1:
@@ -107,6 +136,21 @@ class HouseProfile:
             ("banker_table", BANKER_KEYS),
         ):
             object.__setattr__(self, attr, _frozen(getattr(self, attr), keys, attr, self.name))
+        rules = self.croupier_rules
+        missing = [r.value for r in Report if r not in rules]
+        extra = [k for k in rules if k not in tuple(Report)]
+        if missing or extra:
+            raise ValueError(f"{self.name}: croupier_rules missing {missing}, unexpected {extra}")
+        for report, cell in rules.items():
+            if not isinstance(cell, CroupierRule) or not cell.source or not cell.rule:
+                raise ValueError(f"{self.name}: croupier_rules[{report.value}] is not a sourced "
+                                 "CroupierRule")
+        object.__setattr__(self, "croupier_rules",
+                           MappingProxyType({r: rules[r] for r in Report}))
+
+    def croupier_rule(self, report: Report) -> CroupierRule:
+        """The house's cell for what the croupier reports (000 rules 4, 10, 11, 15)."""
+        return self.croupier_rules[report]
 
     def punter_ruling(self, total: int, bound: bool) -> Ruling:
         """The punter's cell for his two-card total: bound -> punter_table, else punter_rule."""

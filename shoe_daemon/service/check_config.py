@@ -100,8 +100,9 @@ def _state(c: config.Config, found: Findings) -> None:
         found.warnings.append(f"signing key: {e}")
         return
     if current is None:
-        found.warnings.append(f"signing key: none yet; run `shoe-daemon audit keygen "
-                              f"--state-dir {c.state_dir}` before the first export")
+        if c.floor is None:  # with [floor] it is an error, said by _floor
+            found.warnings.append(f"signing key: none yet; run `shoe-daemon audit keygen "
+                                  f"--state-dir {c.state_dir}` before the first export")
     else:
         found.say(f"signing key: {current.stem}, key id {current.key_id} (lodged with the "
                   "regulator?)")
@@ -127,11 +128,19 @@ def _floor(c: config.Config, found: Findings) -> None:
                               f"{f.username!r}, its screen and logs say {c.table!r}")
     from shoe_daemon.floor.config import FloorConfigError
     from shoe_daemon.floor.mqtt import tls_context
+    from shoe_daemon.floor.signing import Signer
 
     try:
         tls_context(f)
     except FloorConfigError as e:
         found.errors.append(f"setting {e}")
+    try:
+        key_id = Signer(c.state_dir).key.key_id
+    except FloorConfigError as e:
+        found.errors.append(f"setting {e}")
+    else:
+        found.say(f"  each records message signed with the table's key id {key_id} (lodged "
+                  f"at the pit? `shoe-floor lodge-key {f.table} FILE`)")
 
 
 def _console(c: config.Config, found: Findings) -> None:

@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
             return 2
-        except FloorConfigError as e:  # the CA or client certificate cannot be used
+        except FloorConfigError as e:  # the CA, the certificate or the signing key unusable
             print(f"shoe-daemon run: setting {e}", file=sys.stderr)
             return 2
         service.install_signal_handlers()

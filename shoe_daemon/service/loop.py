@@ -72,7 +72,7 @@ class ServiceLoop:
     serves between its turns; None: no console, and the table plays exactly as without one.
     LedgerError if the ledger cannot be opened, OSError if the results file or the capture
     cannot, FloorConfigError (naming the setting) if the floor's CA or certificate cannot be
-    used.
+    used, or the table has no signing key for the link to sign with.
     """
 
     def __init__(self, config: Config, transport: Transport, ledger: Ledger | None = None,
@@ -83,8 +83,9 @@ class ServiceLoop:
         self.transport = transport
         self.log = structlog.get_logger("shoe_daemon").bind(table=config.table)
         self.stop_event = threading.Event()
-        ledger = ledger or Ledger(config.state_dir)
+        # The link first: a table without a signing key stops here, before the ledger opens.
         self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
+        ledger = ledger or Ledger(config.state_dir)
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

@@ -25,7 +25,7 @@ from drivers.framing import Frame
 from drivers.link import ShoeLink
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.replay_file import ReplayFile, ReplayFileError
-from shoe_daemon.game.coup import BETWEEN_COUPS, LatchState
+from shoe_daemon.game.coup import BETWEEN_COUPS, LatchState, ReportState
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.service.table import Table
@@ -60,7 +60,8 @@ class _FileConsole:
     def changed_people(self) -> dict[str, Any] | None:
         return None
 
-    def state(self, latches: tuple[LatchState, ...], lamp: str = "") -> None:
+    def state(self, latches: tuple[LatchState, ...], lamp: str = "",
+              reports: tuple[ReportState, ...] = ()) -> None:
         return None
 
 

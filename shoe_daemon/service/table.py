@@ -486,7 +486,7 @@ class Table:
     def _console_state(self) -> None:
         assert self.console is not None
         try:
-            self.console.state(self.machine.latches, self.lamp)
+            self.console.state(self.machine.latches, self.lamp, self.machine.reports)
         except Exception:
             self.log.exception("console.failed", **self.where())
 

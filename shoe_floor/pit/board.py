@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from shoe_daemon.floor.head import Head, parse_head
+from shoe_floor.chain import SERIOUS  # the floor refused something
 from shoe_floor.query import AlarmCount, TableRow
 
 RESULTS = 12  # last decided coups on a tile
 ROAD_COLUMNS = 26  # big road columns on a tile
 WAITING = ("punter_to_declare", "banker_to_play")
-SERIOUS = ("edited", "broken-link", "conflict", "malformed")  # the chain refused something
 
 
 @dataclass(frozen=True)

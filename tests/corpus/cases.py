@@ -16,6 +16,7 @@ import argparse
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hil.capture import Faults, write_capture
 from hil.dealer import deal_shoes
@@ -36,6 +37,9 @@ class Case:
     faults: Faults = field(default_factory=lambda: LINE_FAULTS)
     start_seq: int = 0
     packs: int | None = None  # BTN,SHOE,<decks> for a dealt shoe
+    # The croupier's console's actions, each after so many frames of the script (a run with
+    # `--console`): `<name>.console.jsonl`, replayed with `replay --console`.
+    console: tuple[tuple[int, dict[str, Any]], ...] = ()
 
     def capture(self) -> bytes:
         if self.script:
@@ -43,6 +47,21 @@ class Case:
         else:
             messages = deal_shoes(self.profile, self.shoes, self.seed, packs=self.packs).messages
         return write_capture(messages, self.faults, seed=self.seed, start_seq=self.start_seq)
+
+    def console_file(self) -> str:
+        """The console file a daemon run with these actions writes (console/replay_file.py):
+        a run on a new ledger, each action after its frame and that frame's seq."""
+        entries: list[dict[str, Any]] = [{"resume": {"seq": None, "boot_id": None}}]
+        for after, action in self.console:
+            seq = (self.start_seq + after - 1) % 65536 if after else None
+            entries.append({"after": after, "seq": seq, "action": action})
+        return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in entries)
+
+
+def act(n: int, kind: str, by: str, role: str, **args: str) -> dict[str, Any]:
+    """An action as the ledger records it (console/actions.py), its id made from `n`."""
+    return {"id": f"corpus-action-{n:04d}", "kind": kind, "by": by, "role": role,
+            "args": args}
 
 
 H = "HELLO:5eed0001 "
@@ -98,13 +117,55 @@ CASES: list[Case] = [
          "SHOE DEAL 9C 5D KH 3S DEAL 9D 5H KD 3C", start_seq=65530),
     Case("punto-banco-swiss-nine", "baden-punto-banco", "003 Swiss Nine levels",
          H + "SHOE DEAL 2C 9C 3D KC DEAL 2D 9H 3S KH DEAL 2H 9D 3H KD DEAL 2S 5S 3C 3D"),
+    # What only the croupier sees, reported on the console (coup/reports.py).
+    Case("punter-bac", "zoppot-1934",
+         "000 rule 15: the punter's cards into the discard; his hand counts bac",
+         # Punter 5 to declare; bac: banker 5 beats it at once. Then punter 5 against a
+         # banker with bac himself: the banker draws (6H) and wins 6 to 0.
+         H + "SHOE DEAL 2C TH 3D 5S DEAL 4C TH AD KS 6H",
+         console=((7, act(1, "punter_bac", "bob", "croupier",
+                          reason="threw his cards into the discard")),
+                  (12, act(2, "punter_bac", "bob", "croupier", reason="threw them away")))),
+    Case("banker-card-lost", "baden",
+         "000 rule 11 (003 silent): the banker's lost card; upheld, then dismissed",
+         # B1 lost, 5S dealt while play holds: upheld by the supervisor, the coup is lost to
+         # the banker and 5S is its card. Coup 3: P1 reported lost and dismissed, play on
+         # (punter 5 stands, banker 6 stands: the banker wins).
+         H + "SHOE DEAL 2C TH 3D 5S DEAL 9C 5D KH 3S DEAL 2D TS 3C 6S RESTE",
+         console=((6, act(1, "banker_card_lost", "bob", "croupier", position="B1",
+                          reason="into the discard face down")),
+                  (7, act(2, "resolve", "ana", "supervisor", latch="hold-1-1-1", way="OK",
+                          reason="checked the discard: not recognisable")),
+                  (15, act(3, "banker_card_lost", "bob", "croupier", position="P1",
+                           reason="slid under the discard")),
+                  (15, act(4, "resolve", "ana", "supervisor", latch="hold-1-3-1",
+                           way="DISMISS", reason="it lay face up on top: the 2D")))),
+    Case("card-fell", "zoppot-1934",
+         "000 rule 10: a card fallen from the table remains valid; face up, exposed",
+         H + "SHOE DEAL 2C TH 3D 5S RESTE STAND",
+         console=((6, act(1, "card_fell", "bob", "croupier", position="P1", face="up",
+                          reason="fell on the carpet, picked up by the croupier")),
+                  (7, act(2, "card_fell", "bob", "croupier", position="B2", face="down",
+                          reason="picked up by the inspector")))),
+    Case("partner-objection", "zoppot-1934",
+         "000 rule 4: the banker's partner objects; the banker's play stands",
+         H + "SHOE DEAL 2C TH 3D 5S RESTE STAND",
+         console=((8, act(1, "partner_objection", "bob", "croupier", partner="seat 4",
+                          reason="wanted the banker to draw")),
+                  (9, act(2, "partner_objection", "ana", "supervisor", partner="seat 4",
+                          reason="protested after the result")))),
 ]
 
 
 def expected(case: Case) -> str:
+    from shoe_daemon.console.replay_file import ReplayFile
     from shoe_daemon.service.replay import replay_bytes
 
-    lines = replay_bytes(case.capture(), case.profile).lines
+    console = None
+    if case.console:
+        console = ReplayFile(actions=[(after, (after + case.start_seq - 1) % 65536 if after
+                                       else None, body) for after, body in case.console])
+    lines = replay_bytes(case.capture(), case.profile, console).lines
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
@@ -116,6 +177,8 @@ def main() -> None:
         if args.write:
             (HERE / f"{case.name}.cap").write_bytes(case.capture())
             (HERE / f"{case.name}.jsonl").write_text(expected(case))
+            if case.console:
+                (HERE / f"{case.name}.console.jsonl").write_text(case.console_file())
         print(case.name, case.profile, "-", case.why)
 
 

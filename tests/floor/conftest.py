@@ -2,7 +2,9 @@
 TLS, logins made by the shipped script and the ACL made by the shipped code, stopped and
 started again on demand; a PostgreSQL cluster made by initdb in a temporary directory, one
 database per test (the servers themselves: hil/floor_servers.py). Nothing is mocked: the
-link, the broker, the collector and the database all run."""
+link, the broker, the collector and the database all run. Each table has its own signing key
+(`audit keygen` in its state directory), lodged where the collector reads it, as a casino
+lodges it (`shoe-floor lodge-key`)."""
 
 from __future__ import annotations
 
@@ -27,11 +29,15 @@ from hil.floor_servers import (
     make_certs,
     wait_for,
 )
-from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.audit import keys
+from shoe_daemon.audit.ledger import Ledger, Record
 from shoe_daemon.floor.config import FloorConfig
+from shoe_daemon.floor.signing import Signer
+from shoe_floor.chain import parse_message
 from shoe_floor.collector import Collector
 from shoe_floor.config import load
 from shoe_floor.store import Store
+from shoe_floor.table_keys import lodge
 from tests.floor.real_tables import RealTable, table_toml
 
 __all__ = ["PIT", "PREFIX", "Postgres", "wait_for"]  # what the tests import from here
@@ -81,6 +87,7 @@ class Table:
     state_dir: Path
     config: FloorConfig
     ledger: Ledger
+    key_id: str = ""  # its signing key's, lodged at the pit unless made with lodged=False
 
     def commit(self, count: int, kind: str = "frame") -> None:
         """`count` records in one transaction, as the table commits a frame's lines."""
@@ -95,13 +102,30 @@ class Table:
 
 
 @pytest.fixture
-def make_table(tmp_path: Path, broker: Broker) -> Iterator:
+def table_keys(tmp_path: Path) -> Path:
+    """The collector's `[collector] table_keys`: where the tables' public keys are lodged."""
+    path = tmp_path / "table-keys"
+    path.mkdir()
+    return path
+
+
+def lodge_key(table_keys: Path, table: str, state_dir: Path) -> str:
+    """The table's current public key lodged at the pit, as `shoe-floor lodge-key` does."""
+    kid, _, _ = lodge(table_keys, table, keys.load_current(state_dir).public_pem, "test")
+    return kid
+
+
+@pytest.fixture
+def make_table(tmp_path: Path, broker: Broker, table_keys: Path) -> Iterator:
     made: list[Table] = []
 
-    def make(name: str) -> Table:
+    def make(name: str, lodged: bool = True) -> Table:
         password = broker.login(name)
         state = tmp_path / name
-        table = Table(name, state, broker.config(name, password), Ledger(state))
+        key = keys.keygen(state)
+        if lodged:
+            lodge_key(table_keys, name, state)
+        table = Table(name, state, broker.config(name, password), Ledger(state), key.key_id)
         made.append(table)
         return table
 
@@ -111,9 +135,10 @@ def make_table(tmp_path: Path, broker: Broker) -> Iterator:
 
 
 @pytest.fixture
-def tables(tmp_path: Path, broker: Broker) -> Iterator:
-    """Make real daemons' tables (tests/floor/real_tables.py), each with its broker login;
-    `port` to reach the broker another way (a proxy). Stopped at the end."""
+def tables(tmp_path: Path, broker: Broker, table_keys: Path) -> Iterator:
+    """Make real daemons' tables (tests/floor/real_tables.py), each with its broker login
+    and its signing key (as the install makes it) lodged at the pit; `port` to reach the
+    broker another way (a proxy). Stopped at the end."""
     made: list[RealTable] = []
 
     def make(count: int, port: int | None = None, keepalive: int = 2) -> list[RealTable]:
@@ -121,6 +146,8 @@ def tables(tmp_path: Path, broker: Broker) -> Iterator:
             name = f"table-{len(made) + 1}"
             work = tmp_path / name
             made.append(RealTable(name, work, table_toml(broker, name, work, port, keepalive)))
+            keys.keygen(work / "state")
+            lodge_key(table_keys, name, work / "state")
         return made
 
     yield make
@@ -129,13 +156,14 @@ def tables(tmp_path: Path, broker: Broker) -> Iterator:
 
 
 @pytest.fixture
-def collector_toml(tmp_path: Path, broker: Broker, database: str):
+def collector_toml(tmp_path: Path, broker: Broker, database: str, table_keys: Path):
     """Write a collector's floor.toml; its path."""
 
     def write(client_id: str = "collector-1", **collector: object) -> Path:
         path = tmp_path / f"{client_id}.toml"
-        settings = {"database": database, "client_id": client_id, "gap_grace": 0.3,
-                    "resend_every": 1.0, **collector}
+        settings = {"database": database, "client_id": client_id,
+                    "table_keys": str(table_keys), "gap_grace": 0.3, "resend_every": 1.0,
+                    **collector}
         lines = ["[floor]", f'broker = "mqtts://127.0.0.1:{broker.port}"',
                  f'username = "{COLLECTOR}"',
                  f'password_file = "{broker.root / (COLLECTOR + ".secret")}"',
@@ -209,13 +237,18 @@ def kill(proc: subprocess.Popen) -> None:
 
 class Raw:
     """A bare MQTT 5 client under a table's login: publishes what a test tells it, as a
-    forger holding that login would, and reports the broker's PUBACK reason code."""
+    forger holding that login would, and reports the broker's PUBACK reason code. Given
+    the table's state directory (`signer`), it signs each records message with the table's
+    key as the link does (a message changed on the wire after the table signed it, or a
+    forger who holds the table's key too); without, it cannot sign."""
 
-    def __init__(self, config: FloorConfig):
+    def __init__(self, config: FloorConfig, signer: Path | None = None):
         import threading
 
         from shoe_daemon.floor.mqtt import connect, make_client
 
+        self.table = config.table
+        self.signer = Signer(signer) if signer is not None else None
         self.client = make_client(config, f"{config.username}-raw")
         self._acks: dict[int, int] = {}
         self._ready = threading.Event()
@@ -225,8 +258,23 @@ class Raw:
         connect(self.client, config)
         assert self._ready.wait(20)
 
-    def publish(self, topic: str, payload: bytes) -> int:
-        mid = self.client.publish(topic, payload, qos=1).mid
+    def publish(self, topic: str, payload: bytes,
+                properties: list[tuple[str, str]] | None = None) -> int:
+        """Publish `payload` with these user `properties`, or else signed over its last
+        record when this client holds a key and the payload holds records."""
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        if properties is None and self.signer is not None:
+            parsed = parse_message(payload)
+            last = parsed[-1]
+            if isinstance(last, Record):
+                properties = self.signer.sign(self.table, last.idx, last.hash).properties()
+        props = None
+        if properties:
+            props = Properties(PacketTypes.PUBLISH)
+            props.UserProperty = properties
+        mid = self.client.publish(topic, payload, qos=1, properties=props).mid
         return wait_for(lambda: self._acks.get(mid, -1) + 1, 20, what="a PUBACK") - 1
 
     def close(self) -> None:

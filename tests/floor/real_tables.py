@@ -73,6 +73,10 @@ class RealTable:
         else:
             assert self.shoe.wait(timeout) == 0, (self.workdir / "shoe.log").read_text()[-2000:]
         wait_for(lambda: backlog(self.state) == 0, 60, 0.1, f"{self.name}'s link to send all")
+        # A daemon restarted just now may still be importing (its backlog can be nil from its
+        # predecessor): a SIGTERM before its handlers are in place would kill it, not stop it.
+        wait_for(lambda: self.log().count('"event": "daemon.start"') >= self.starts, 30, 0.1,
+                 f"{self.name}'s daemon to be up")
         assert stop(self.daemon) == 0, self.log()[-3000:]
 
     def close(self) -> None:

@@ -61,3 +61,30 @@ def test_a_gap_filled_by_another_collector_is_not_alarmed(tmp_path: Path, collec
              what="the collector's look at its gaps")
     alarms = Store(database).alarms()
     assert [(a["table"], a["kind"], a["idx"]) for a in alarms] == [("t2", "gap", 2)]
+
+
+def test_collectors_starting_together_on_a_new_database_make_one_schema(database: str) -> None:
+    """A group's collectors started at once (a pit's reboot): each makes the schema if it is
+    not there; in PostgreSQL two `CREATE TABLE IF NOT EXISTS` at once collide, so one makes
+    it and the others wait for it (an advisory lock), and none of them fails."""
+    import threading
+
+    failures: list[BaseException] = []
+    stores: list[Store] = []
+    go = threading.Barrier(6)
+
+    def start() -> None:
+        go.wait()
+        try:
+            stores.append(Store(database))
+        except Exception as e:  # any failure is the finding
+            failures.append(e)
+
+    threads = [threading.Thread(target=start) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    for store in stores:
+        store.close()
+    assert not failures and len(stores) == 6, failures

@@ -114,8 +114,8 @@ def test_the_floor_export_checks_as_each_tables_own(floor, tmp_path):
         assert manifest["table"] == game.name and manifest["profile"] == game.profile
         assert manifest["coups"] > 3 and manifest["floor"]["complete"] is True
         assert manifest["floor"]["alarms"] == []
-        # What the table itself exports for that range is, record for record, the same.
-        keys.keygen(game.table.state_dir)
+        # What the table itself exports for that range is, record for record, the same
+        # (signed with the table's own key, the one its floor link signs with).
         own = table_export(game.table.state_dir, tmp_path / f"own-{game.name}",
                            parse_time(start), parse_time(end))
         for name in ("events.jsonl", "coups.csv"):
@@ -138,8 +138,7 @@ def test_a_tables_directory_differs_from_its_own_export_only_in_who_vouches(floo
     done = floor_cli("export", "--config", str(toml), "--out", str(out), "--from", start,
                      "--to", end, "--table", games[1].name)
     assert done.returncode == 0, done.stderr
-    game = games[1]
-    keys.keygen(game.table.state_dir)
+    game = games[1]  # its signing key made for the floor link signs its own export too
     own = table_export(game.table.state_dir, tmp_path / "own", parse_time(start),
                        parse_time(end))
     floors = json.loads((out / game.name / "manifest.json").read_text())
@@ -206,7 +205,7 @@ def test_alarms_and_an_open_end_are_said_in_the_signed_manifest(make_table, coll
                                                                   tmp_path):
     collector()
     game = GameTable(make_table("t1"), "baden", 43).connect()
-    forger = Raw(game.table.config)
+    forger = Raw(game.table.config, game.table.state_dir)  # a message edited after signing
     try:
         game.deal(40)
         assert_exact(database, [game.table])
@@ -271,10 +270,12 @@ def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_p
     (tmp_path / "secret").write_text("s3cret\n")
     nowhere = tmp_path / "no-server"
     nowhere.mkdir()
+    (tmp_path / "table-keys").mkdir()
     toml = tmp_path / "floor.toml"
     toml.write_text(f'[floor]\nbroker = "mqtts://127.0.0.1:1"\nusername = "shoe-floor"\n'
                     f'password_file = "secret"\nca_file = "{certs.ca}"\n\n[collector]\n'
-                    f'database = "postgresql://shoe-floor@/shoe_floor?host={nowhere}"\n\n'
+                    f'database = "postgresql://shoe-floor@/shoe_floor?host={nowhere}"\n'
+                    f'table_keys = "table-keys"\n\n'
                     f'[export]\nstate_dir = "{tmp_path / "state"}"\n')
     assert floor_cli("keygen", "--config", str(toml)).returncode == 0
     done = floor_cli("export", "--config", str(toml), "--out", str(tmp_path / "x"))

@@ -68,6 +68,7 @@ def test_the_pits_files_land_and_nothing_of_the_tables(installed) -> None:
     assert f'state_dir = "{prefix}/var/lib/shoe-floor"' in config
     state = prefix / "var/lib/shoe-floor"
     assert state.stat().st_mode & 0o777 == 0o750 and not list(state.iterdir())
+    assert (prefix / "etc/shoe-floor/table-keys").is_dir()  # `shoe-floor lodge-key` fills it
     assert not (prefix / "etc/mosquitto").exists()  # Debian's broker is left as it is
     assert not (prefix / "opt/shoe-daemon").exists()
     assert not (prefix / "etc/udev").exists()
@@ -131,10 +132,24 @@ def test_the_installed_units_run_against_the_installed_configuration(installed, 
     prefix, _ = installed
     database = postgres.new_database()
     configure(prefix, broker, database)
+    bin_dir = prefix / "opt/shoe-floor/venv/bin"
+    config = str(prefix / "etc/shoe-floor/floor.toml")
+    table = make_table("t7")
+    # The table's public key, as `shoe-daemon audit public-key` prints it at the table, lodged
+    # by the installed command where the installed configuration's table_keys names.
+    pem = tmp_path / "t7.pub.pem"
+    printed = subprocess.run([str(bin_dir / "shoe-daemon"), "audit", "public-key",
+                              "--state-dir", str(table.state_dir)],
+                             capture_output=True, text=True, timeout=60)
+    assert printed.returncode == 0, printed.stderr
+    pem.write_text(printed.stdout)
+    lodged = subprocess.run([str(bin_dir / "shoe-floor"), "lodge-key", "--config", config, "t7",
+                             str(pem)], capture_output=True, text=True, timeout=60)
+    assert lodged.returncode == 0, lodged.stdout + lodged.stderr
+    assert list((prefix / "etc/shoe-floor/table-keys/t7").glob("*.pub.pem"))
     logs = {unit: (tmp_path / f"{unit}.log").open("w") for unit in UNITS}  # the journal's
     collect = run_unit(prefix, UNITS[0], stdout=logs[UNITS[0]], stderr=subprocess.STDOUT)
     serve = run_unit(prefix, UNITS[1], stdout=subprocess.PIPE, stderr=logs[UNITS[1]])
-    table = make_table("t7")
     link = FloorLink(table.config, table.state_dir, poll=0.1)
     try:
         url = None
@@ -162,8 +177,6 @@ def test_the_installed_units_run_against_the_installed_configuration(installed, 
             log.close()
     assert '"collector.connected"' in (tmp_path / f"{UNITS[0]}.log").read_text()
     # The regulator's export by the installed command, from the installed configuration.
-    bin_dir = prefix / "opt/shoe-floor/venv/bin"
-    config = str(prefix / "etc/shoe-floor/floor.toml")
     made = subprocess.run([str(bin_dir / "shoe-floor"), "keygen", "--config", config],
                           capture_output=True, text=True, timeout=60)
     assert made.returncode == 0, made.stderr

@@ -80,8 +80,10 @@ def acked_at_start(log: str) -> list[int]:
 
 def with_backlog(t: RealTable, seed: int) -> None:
     """The table deals with no link until its ledger holds BACKLOG records, and stops; its
-    shoe waits for the next daemon, which starts with all of them to send."""
-    t.start_shoe(shoes=2, pace=0.002, seed=seed)
+    shoe waits for the next daemon, which starts with all of them to send. Three shoes: two
+    are about the backlog, and a loaded machine may stop the daemon only as they end; the
+    third is dealt to the next daemon, whose link must have new records to send."""
+    t.start_shoe(shoes=3, pace=0.002, seed=seed)
     t.start_daemon(floor=False)
     wait_for(lambda: committed(t.state) >= BACKLOG, 90, 0.1, "the backlog to be dealt")
     assert t.daemon is not None and stop(t.daemon) == 0, t.log()[-3000:]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hil.floor_servers import CREDENTIALS, ROOT, free_port, wait_for
+from shoe_daemon.audit import keys
 from shoe_daemon.audit.ledger import GENESIS, PRUNED, Ledger, Record, chain_hash
 from shoe_daemon.floor import (
     FloorConfig,
@@ -79,6 +80,7 @@ def test_a_wrong_floor_setting_is_named(files, changes, named):
     ({"database": "x.db", "gap_grace": "soon"}, "collector.gap_grace"),
     ({"database": "x.db", "group": "a/b"}, "collector.group"),
     ({"database": "x.db", "speed": 1}, "collector.speed: unknown"),
+    ({"database": "x.db"}, "collector.table_keys: missing"),
 ])
 def test_a_wrong_collector_setting_is_named(files, collector, named):
     with pytest.raises(CollectorConfigError, match=named):
@@ -86,10 +88,14 @@ def test_a_wrong_collector_setting_is_named(files, collector, named):
 
 
 def test_collector_settings(files):
-    config = parse({"floor": floor(), "collector": {"database": "floor.sqlite3"}}, files)
+    config = parse({"floor": floor(), "collector": {"database": "floor.sqlite3",
+                                                    "table_keys": "table-keys"}}, files)
     assert config.database == str(files / "floor.sqlite3")
     assert config.client_id == "table-7" and config.group == "shoe-floor"
-    pg = parse({"floor": floor(), "collector": {"database": "postgresql:///floor"}}, files)
+    assert config.table_keys == files / "table-keys"
+    pg = parse({"floor": floor(), "collector": {"database": "postgresql:///floor",
+                                                "table_keys": "/etc/shoe-floor/table-keys"}},
+               files)
     assert pg.database == "postgresql:///floor"
 
 
@@ -200,6 +206,7 @@ def test_a_link_with_no_broker_keeps_the_table_going(tmp_path, files, certs):
     config = nowhere(files, certs)
     assert config is not None
     ledger = Ledger(tmp_path / "state")
+    keys.keygen(tmp_path / "state")
     link = FloorLink(config, tmp_path / "state", poll=0.05)
     link.start()
     for n in range(20):
@@ -219,6 +226,7 @@ def test_a_cursor_from_another_ledger_is_not_trusted(tmp_path, files, certs):
     ledger = Ledger(tmp_path / "state")
     ledger.append_many(("note", {"n": n}) for n in range(10))
     write_cursor(tmp_path / "state", Cursor(5, "0" * 64))  # index 5 of some other ledger
+    keys.keygen(tmp_path / "state")
     link = FloorLink(config, tmp_path / "state", poll=0.05)
     link.start()
     assert link.acked == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hil.floor_servers import ROOT, Certs, Proxy, free_port, wait_for
 from hil.harness import TableRun, start_daemon, start_shoe, stop
+from shoe_daemon.audit import keys
 from tests.test_hil import check
 
 
@@ -19,8 +20,13 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
-def daemon_toml(tmp_path: Path, port: int, ca: Path, *extra: str, table: str = "t7") -> Path:
+def daemon_toml(tmp_path: Path, port: int, ca: Path, *extra: str, table: str = "t7",
+                key: bool = True) -> Path:
+    """The daemon's file with a `[floor]` table; its state directory with a signing key
+    (as the install makes it) unless `key` is False."""
     (tmp_path / "floor.password").write_text("s3cret\n")
+    if key and keys.current_stem(tmp_path / "state") is None:
+        keys.keygen(tmp_path / "state")
     path = tmp_path / "shoe-daemon.toml"
     path.write_text("\n".join([
         f'table = "{table}"', 'profile = "baden"', f'state_dir = "{tmp_path / "state"}"',
@@ -67,6 +73,31 @@ def test_a_ca_or_certificate_the_link_cannot_use_is_named(tmp_path: Path, certs:
     assert missing.returncode == 2 and "setting floor.ca_file" in missing.stdout
 
 
+def test_no_signing_key_stops_the_start_naming_the_command(tmp_path: Path, certs: Certs) -> None:
+    """The link signs every records message with the table's key: without one, `run` and
+    `check-config` refuse as for any wrong setting, naming the command that makes it."""
+    toml = daemon_toml(tmp_path, 8883, certs.ca, key=False)
+    state = tmp_path / "state"
+    words = (f"setting floor: the link signs every records message with the table's signing "
+             f"key, and cannot: no table signing key in {state / 'keys'}: run "
+             f"`shoe-daemon audit keygen --state-dir {state}`")
+    checked = cli("check-config", "--config", str(toml))
+    assert checked.returncode == 2
+    assert f"ERROR: {words}" in checked.stdout
+    assert "WARNING: signing key" not in checked.stdout  # said once, as the error
+    run = cli("run", "--config", str(toml), "--http", "off")
+    assert run.returncode == 2
+    assert f"shoe-daemon run: {words}" in run.stderr
+    assert not (state / "ledger.sqlite3").exists()  # stopped before the ledger was opened
+    made = cli("audit", "keygen", "--state-dir", str(state))
+    assert made.returncode == 0
+    kid = made.stdout.split("key id ")[-1].strip()
+    fine = cli("check-config", "--config", str(toml))
+    assert fine.returncode == 0, fine.stdout
+    assert (f"each records message signed with the table's key id {kid} (lodged at the pit? "
+            "`shoe-floor lodge-key t7 FILE`)") in fine.stdout
+
+
 def test_a_broker_that_is_not_there_only_changes_the_status(tmp_path: Path,
                                                            certs: Certs) -> None:
     """No broker on the port: the table deals a whole shoe exactly as without a link; its
@@ -75,8 +106,11 @@ def test_a_broker_that_is_not_there_only_changes_the_status(tmp_path: Path,
     shoe, _ = start_shoe(tmp_path, "baden", seed=12, pace=0.004)
     daemon = start_daemon(tmp_path, "baden", extra=["--config", str(toml)], http="off")
     try:
+        # The floor is said to be down from the start, while the ledger is still verified:
+        # wait for the table to be serving, which the floor must not prevent.
         status = wait_for(lambda: (s := cli("status", "--config", str(toml))).stdout.count(
-            "floor: DOWN") and s, 30, 0.2, "status to say the floor is down")
+            "floor: DOWN") and "verifying the audit ledger" not in s.stdout and s, 30, 0.2,
+            "status to say the floor is down, the table past its start")
         assert status.returncode == 0, status.stdout  # serving: the floor is not the table
         assert "records kept to send" in json.loads(
             (tmp_path / "state" / "status.json").read_text())["status"]

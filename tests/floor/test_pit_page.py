@@ -190,7 +190,7 @@ def test_the_page_follows_every_table_live(games, collector, pit, browser, broke
     gap.link = None
     gap.deal(2)
     last = gap.table.records()[-1].idx
-    forger = Raw(gap.table.config)
+    forger = Raw(gap.table.config, gap.table.state_dir)
     try:
         assert forger.publish(topic(PREFIX, "t4", RECORDS),
                               message(gap.table.records()[-1])) == 0

@@ -14,7 +14,7 @@
     FOREIGN_CARD: "Foreign card", DECLARATION_MISSING: "Declaration missing",
     COUP_NOT_FINISHED: "New deal inside a coup", FAUX_TIRAGE: "Faux tirage: the banker chooses",
     JAM: "Shoe jammed", READER: "Card reader fault", COVER_OPEN: "Shoe cover open",
-    POWER_LOW: "Shoe power low",
+    POWER_LOW: "Shoe power low", BANKER_CARD_LOST: "The banker's card lost in the discard",
   };
   const REASONS = {
     WRONG_ORDER: ["Card moved to its place", "Checked with the players"],
@@ -25,9 +25,25 @@
     FAUX_TIRAGE: ["Redressed as the rule says"],
     JAM: ["Jam cleared by hand"], READER: ["Reader checked"], COVER_OPEN: ["Cover closed, shoe checked"],
     POWER_LOW: ["Power restored"],
+    BANKER_CARD_LOST: ["Checked the discard: it cannot be told", "Recognised in the discard"],
   };
   const WAY_WORDS = { OK: "OK", ENTER: "Key in the card", CARTE: "Carte", RESTE: "Reste",
-    STAND: "Stand" };
+    STAND: "Stand", DISMISS: "Dismiss" };
+  const CODE_WAY_WORDS = { BANKER_CARD_LOST: { OK: "Uphold: the coup is lost to the banker",
+    DISMISS: "Dismiss: play goes on" } };
+  // What only the croupier sees (000 rules 15, 11, 10, 4): each report's title and reasons.
+  const REPORT_TITLES = {
+    punter_bac: "The punter threw his cards into the discard",
+    banker_card_lost: "The banker threw a card into the discard, unrecognisable",
+    card_fell: "A card fell from the table",
+    partner_objection: "The banker's partner objects to his play",
+  };
+  const REPORT_REASONS = {
+    punter_bac: ["Threw his cards into the discard"],
+    banker_card_lost: ["Thrown into the discard face down", "Mixed with the discards"],
+    card_fell: ["Picked up by the croupier", "Picked up by the inspector"],
+    partner_objection: ["Objected to the banker's draw", "Objected to the banker's stand"],
+  };
 
   let me = null;
   let stream = null;
@@ -36,6 +52,7 @@
   let pinFor = null;
   let pin = "";
   const latchUi = new Map(); // latch id -> its element and what was chosen on it
+  const reportUi = new Map(); // report kind -> its element and what was chosen on it
 
   const newId = () => (crypto.randomUUID ? crypto.randomUUID()
     : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""));
@@ -203,12 +220,14 @@
         : (side === "punter" ? "Punter" : "Banker");
       const hand = view.coup ? view.coup[side] : null;
       box.querySelector(".cards").replaceChildren(...(hand ? hand.cards.map((c) => card(c)) : []));
-      box.querySelector(".total").textContent = hand && hand.total !== null ? String(hand.total) : "";
+      box.querySelector(".total").textContent = hand && hand.total !== null
+        ? String(hand.total) + (hand.bac ? " (bac)" : "") : "";
     }
     $("coup-line").textContent = view.coup ? `Coup ${view.coup.number}` +
       (view.coup.last ? " (last coup)" : "") : "";
     $("outcome").textContent = view.coup && view.coup.outcome ? OUTCOMES[view.coup.outcome] : "";
     renderLatches(con.latches);
+    renderReports(con.reports || []);
     const refusals = $("refusals");
     refusals.replaceChildren(...con.key_refusals.map((r) => el("p", "refusal",
       `A badge at the shoe was refused: ${r.why}. The hold stays.`)));
@@ -286,7 +305,7 @@
     if (ways.dataset.for !== latch.ways.join(",")) {
       ways.dataset.for = latch.ways.join(",");
       ways.replaceChildren(...latch.ways.map((w) => {
-        const b = el("button", "way", WAY_WORDS[w] || w);
+        const b = el("button", "way", (CODE_WAY_WORDS[latch.code] || WAY_WORDS)[w] || w);
         b.dataset.way = w;
         b.addEventListener("click", () => { ui.way = w; updateLatch(ui, ui.latch); });
         return b;
@@ -322,6 +341,105 @@
       if (r.status === 401) return showSignIn(r.data.error);
       toast(r.data.error || `refused (${r.status})`, "error");
       updateLatch(ui, ui.latch);
+    }
+  }
+
+  // ---- what only the croupier sees ------------------------------------------------------------
+
+  function renderReports(reports) {
+    const box = $("reports");
+    const offered = reports.filter((r) => r.applies); // the house's own rules only
+    $("report-panel").hidden = offered.length === 0;
+    for (const report of offered) {
+      let ui = reportUi.get(report.kind);
+      if (!ui) {
+        ui = makeReport(report);
+        reportUi.set(report.kind, ui);
+        box.append(ui.node);
+      }
+      updateReport(ui, report);
+    }
+  }
+
+  function makeReport(report) {
+    const node = $("report-template").content.firstElementChild.cloneNode(true);
+    node.dataset.report = report.kind;
+    const ui = { node, report, position: null, face: null };
+    node.querySelector(".report-title").textContent = REPORT_TITLES[report.kind] || report.kind;
+    for (const face of ["up", "down"]) {
+      const b = el("button", "face", `Landed face ${face}`);
+      b.dataset.face = face;
+      b.addEventListener("click", () => { ui.face = face; updateReport(ui, ui.report); });
+      node.querySelector(".faces").append(b);
+    }
+    node.querySelector(".faces").hidden = report.kind !== "card_fell";
+    node.querySelector(".partner-row").hidden = report.kind !== "partner_objection";
+    for (const text of (REPORT_REASONS[report.kind] || [])) {
+      const b = el("button", "chip", text);
+      b.addEventListener("click", () => {
+        node.querySelector(".reason").value = text;
+        updateReport(ui, ui.report);
+      });
+      node.querySelector(".chips").append(b);
+    }
+    node.querySelector(".reason").addEventListener("input", () => updateReport(ui, ui.report));
+    node.querySelector(".partner").addEventListener("input", () => updateReport(ui, ui.report));
+    node.querySelector(".report-go").addEventListener("click", () => sendReport(ui));
+    return ui;
+  }
+
+  const NAMES_A_CARD = ["banker_card_lost", "card_fell"];
+
+  function updateReport(ui, report) {
+    ui.report = report;
+    const node = ui.node;
+    const open = report.why_not === null;
+    node.dataset.open = String(open);
+    node.querySelector(".report-rule").textContent = `Rule: ${report.rule}`;
+    node.querySelector(".report-why").textContent = open ? "" : report.why_not;
+    const positions = node.querySelector(".positions");
+    const names = NAMES_A_CARD.includes(report.kind);
+    positions.hidden = !names;
+    if (!report.positions.includes(ui.position)) ui.position = null;
+    if (positions.dataset.for !== report.positions.join(",")) {
+      positions.dataset.for = report.positions.join(",");
+      positions.replaceChildren(...report.positions.map((p) => {
+        const b = el("button", "position", p);
+        b.dataset.position = p;
+        b.addEventListener("click", () => { ui.position = p; updateReport(ui, ui.report); });
+        return b;
+      }));
+    }
+    for (const b of positions.children) b.setAttribute("aria-pressed", String(b.dataset.position === ui.position));
+    for (const b of node.querySelectorAll(".face")) b.setAttribute("aria-pressed", String(b.dataset.face === ui.face));
+    const reason = node.querySelector(".reason").value.trim();
+    const partner = node.querySelector(".partner").value.trim();
+    const ready = open && reason.length >= 3 && (!names || ui.position) &&
+      (report.kind !== "card_fell" || ui.face) &&
+      (report.kind !== "partner_objection" || /^[1-9][0-9]?$/.test(partner));
+    node.querySelector(".report-go").disabled = !ready;
+  }
+
+  async function sendReport(ui) {
+    const node = ui.node;
+    const kind = ui.report.kind;
+    const args = { reason: node.querySelector(".reason").value.trim() };
+    if (NAMES_A_CARD.includes(kind)) args.position = ui.position;
+    if (kind === "card_fell") args.face = ui.face;
+    if (kind === "partner_objection") args.partner = `seat ${node.querySelector(".partner").value.trim()}`;
+    node.querySelector(".report-go").disabled = true;
+    const r = await call("POST", "/api/actions", { id: newId(), kind, args });
+    if (r.status === 200) {
+      node.querySelector(".reason").value = "";
+      node.querySelector(".partner").value = "";
+      ui.position = null;
+      ui.face = null;
+      toast(`${REPORT_TITLES[kind]}: reported (${ui.report.rule})`);
+      updateReport(ui, ui.report);
+    } else {
+      if (r.status === 401) return showSignIn(r.data.error);
+      toast(r.data.error || `refused (${r.status})`, "error");
+      updateReport(ui, ui.report);
     }
   }
 
@@ -364,7 +482,14 @@
       case "irregularity": return `${e.words} (${e.rule})${e.hold ? " \u2014 play held" : ""}`;
       case "resolved": return `Lifted: ${e.how} by ${e.by}`;
       case "console": {
-        const what = e.kind === "void" ? "Voided" : `Resolved${e.way ? " with " + e.way : ""}`;
+        const reported = {
+          punter_bac: "Reported the punter's bac",
+          banker_card_lost: `Reported the banker's card at ${e.position} lost in the discard`,
+          card_fell: `Reported the card at ${e.position} fallen, face ${e.face}`,
+          partner_objection: `Reported the objection of the banker's partner (${e.partner})`,
+        }[e.kind];
+        const what = reported || (e.kind === "void" ? "Voided"
+          : `Resolved${e.way ? " with " + e.way : ""}`);
         return `${what} on the console by ${e.by} (${e.role}): \u201c${e.reason}\u201d`;
       }
       case "result": return OUTCOMES[e.outcome] || e.outcome;
@@ -386,7 +511,9 @@
       const cs = el("div", "cards");
       cs.append(...coup[side].cards.map((c) => card(c, true)));
       hand.append(cs);
-      if (coup[side].total !== null) hand.append(el("p", "total", String(coup[side].total)));
+      if (coup[side].total !== null) {
+        hand.append(el("p", "total", String(coup[side].total) + (coup[side].bac ? " (bac)" : "")));
+      }
       row.append(hand);
     }
     box.append(row);

@@ -55,7 +55,7 @@ function cardNode(code, position) {
   return card;
 }
 
-function renderHand(section, hand, side, name, winner) {
+function renderHand(section, hand, side, name, winner, t) {
   section.querySelector(".side-name").textContent = name;
   const cards = section.querySelector(".cards");
   cards.replaceChildren(...(hand ? hand.cards : []).map((code, i) => {
@@ -63,9 +63,15 @@ function renderHand(section, hand, side, name, winner) {
     if (i === 2) node.classList.add("third");
     return node;
   }));
-  const total = hand && hand.total !== null ? String(hand.total) : "";
-  section.querySelector(".total").textContent = total;
+  section.querySelector(".total").textContent = hand ? totalWords(hand, t) : "";
   section.classList.toggle("winner", winner);
+}
+
+// A hand's total as shown: none until every card of it is public; a hand thrown into the
+// discard counts bac (000 rule 15).
+function totalWords(hand, t) {
+  if (hand.total === null) return "";
+  return hand.bac ? t("page.bac", { n: hand.total }) : String(hand.total);
 }
 
 function resultWords(coup, t) {
@@ -86,8 +92,10 @@ function resultDetail(coup, t) {
     const best = Math.max(p.natural ? p.total : 0, b.natural ? b.total : 0);
     parts.push(t("page.natural", { n: best }));
   }
-  if (["banker", "punter", "egalite"].includes(coup.outcome)) {
-    parts.push(t.terms.banco + " " + b.total + " \u2013 " + t.terms.punto + " " + p.total);
+  if (["banker", "punter", "egalite"].includes(coup.outcome) && b.total !== null &&
+      p.total !== null) {
+    parts.push(t.terms.banco + " " + totalWords(b, t) + " \u2013 " + t.terms.punto + " " +
+      totalWords(p, t));
   }
   if (coup.swiss_nine && coup.swiss_nine.length) {
     parts.push(t("page.swiss_nine") + ": " +
@@ -254,8 +262,8 @@ function render(view) {
   renderMoney(view, t);
 
   const outcome = coup ? coup.outcome : null;
-  renderHand($("punter"), coup && coup.punter, "P", t.terms.punto, outcome === "punter");
-  renderHand($("banker"), coup && coup.banker, "B", t.terms.banco, outcome === "banker");
+  renderHand($("punter"), coup && coup.punter, "P", t.terms.punto, outcome === "punter", t);
+  renderHand($("banker"), coup && coup.banker, "B", t.terms.banco, outcome === "banker", t);
   const result = $("result");
   result.className = outcome || "";
   $("result-words").textContent = outcome ? resultWords(coup, t) : "";

@@ -9,6 +9,7 @@ from shoe_daemon.game.coup.public import (
     CoupState,
     HoldState,
     LatchState,
+    ReportState,
     ShoeState,
     TableState,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "Hold",
     "HoldState",
     "LatchState",
+    "ReportState",
     "Shoe",
     "ShoeState",
     "TableState",

@@ -26,8 +26,8 @@ class Calls:
     def punter_button(self, name: str) -> None:
         """BTN,CARTE or BTN,RESTE: his declaration, a late or repeated press, or a faux tirage."""
         coup, state = self.core.coup, self.core.state
-        if coup is None:
-            return
+        if coup is None or coup.bac:
+            return  # his cards are in the discard (000 rule 15): he declares nothing more
         if state == "decided" and coup.banker_bound_stand and len(coup.punter) == 2:
             # The table made the banker stand as soon as the punter stood: a bound punter's
             # CARTE now is still his faux tirage, and the card drawn for him is discarded.

@@ -53,10 +53,21 @@ class Coup:
     redress_pending: bool = False  # 000 rule 21: a card drawn for the punter by mistake is due
     irregularities: list[str] = field(default_factory=list)
     outcome: str | None = None
+    # What the croupier reported on the console (reports.py): the punter's hand thrown into
+    # the discard counts bac (000 rule 15); the positions whose cards went into the discard
+    # unseen (never shown); each rule applied to the coup, as its result line cites it.
+    bac: bool = False
+    discarded: set[str] = field(default_factory=set)
+    rulings: list[dict[str, str]] = field(default_factory=list)
 
     def position(self, side: str) -> str:
         hand = self.punter if side == "P" else self.banker
         return f"{side}{len(hand) + 1}"
+
+    def dealt(self) -> tuple[str, ...]:
+        """The positions dealt so far, punter's then banker's: P1 P2 ... B1 B2 ..."""
+        return (*(f"P{i}" for i in range(1, len(self.punter) + 1)),
+                *(f"B{i}" for i in range(1, len(self.banker) + 1)))
 
 
 @dataclass
@@ -67,6 +78,8 @@ class Hold:
     resume: str  # the state play goes back to
     message: Message | None = None  # the held card or button
     latch: str | None = None  # the latch it left, when the console latches holds
+    by: str | None = None  # who reported it on the console (a report's hold: 000 rule 11)
+    position: str | None = None  # the card the report names (000 rule 11: the lost one)
 
 
 @dataclass
@@ -105,6 +118,8 @@ class Core:
     decide: Callable[..., bool]
     hold: Callable[..., bool]
     lift: Callable[..., bool]
+    bac: Callable[..., bool]
+    forfeit: Callable[..., bool]
 
     def __init__(self, profile: HouseProfile) -> None:
         self.profile = profile
@@ -123,9 +138,11 @@ class Core:
         return shoe, coup
 
     def irregularity(
-        self, code: Code, detail: str, rule: str | None = None, way_out: WayOut | None = None
+        self, code: Code, detail: str, rule: str | None = None, way_out: WayOut | None = None,
+        by: str | None = None,
     ) -> None:
-        """Record one; a hold's line prints its way out, a warning's the code's words."""
+        """Record one; a hold's line prints its way out, a warning's the code's words; `by`,
+        the person who reported it on the console."""
         kind = KINDS[code]
         action = way_out.action if way_out is not None else kind.warning
         assert action is not None, f"{code} has no warning words"
@@ -141,6 +158,7 @@ class Core:
                 detail=detail,
                 hold=way_out is not None,
                 action=action,
+                by=by,
             )
         )
 
@@ -151,15 +169,17 @@ class Core:
         message: Message | None = None,
         rule: str | None = None,
         way_out: WayOut | None = None,
+        by: str | None = None,
     ) -> None:
-        """Stop play: `way_out` (by default the code's) says which buttons lift the hold."""
+        """Stop play: `way_out` (by default the code's) says which buttons lift the hold;
+        `by`, the person whose report on the console raised it."""
         kind = KINDS[code]
         way_out = way_out or kind.hold
         assert way_out is not None, f"{code} has no way out of a hold"
         rule = rule or kind.rule
-        self.held = Hold(code, rule, way_out, resume=self.state, message=message)
+        self.held = Hold(code, rule, way_out, resume=self.state, message=message, by=by)
         self.hold()
-        self.irregularity(code, detail, rule=rule, way_out=way_out)
+        self.irregularity(code, detail, rule=rule, way_out=way_out, by=by)
         if self.latching:
             self._latch(self.held)
 
@@ -192,7 +212,8 @@ class Core:
         and its result line; the shoe's last coup finishes the shoe."""
         coup, shoe = self.coup, self.shoe
         assert coup is not None and shoe is not None
-        coup.outcome = event.kwargs.get("outcome") or results.outcome_of(coup.punter, coup.banker)
+        coup.outcome = event.kwargs.get("outcome") or results.outcome_of(
+            coup.punter, coup.banker, coup.bac)
         if coup.last:
             shoe.finished = True
         swiss = None
@@ -209,6 +230,8 @@ class Core:
                 last_coup=coup.last,
                 irregularities=coup.irregularities,
                 swiss_nine=swiss,
+                bac=coup.bac,
+                rulings=coup.rulings,
             )
         )
         if self.on_decided is not None:

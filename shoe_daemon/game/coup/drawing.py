@@ -134,8 +134,8 @@ class Drawing:
     def expose(self, position: str, pressed: bool = False) -> None:
         """000 rule 6: P1 uncovered uncovers B1; rule 8: P1 and P2 uncover and bind the banker."""
         coup = self.coup
-        if position not in POSITIONS:
-            return
+        if position not in POSITIONS or position in coup.discarded:
+            return  # a card gone into the discard unseen is not uncovered (reports.py)
         hand = coup.punter if position[0] == "P" else coup.banker
         if int(position[1]) > len(hand):
             return  # not dealt yet: nothing to uncover

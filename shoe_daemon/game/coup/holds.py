@@ -19,6 +19,8 @@ from shoe_daemon.game.coup.states import IN_COUP
 from shoe_daemon.game.irregularities import Code, Resolution
 
 ALWAYS_ACT = ("KEY", "VOID", "OK", "ENTER")  # buttons that act during any hold
+STARTS_A_COUP = ("DEAL", "SHOE")
+THIRD_CARDS = ("P3", "B3")  # face up when dealt (000 rule 9): public already
 
 
 class Holds:
@@ -84,14 +86,14 @@ class Holds:
         how, name, held = hold.way_out.resolution, button.name, hold.message
         if how is Resolution.ENTER and name == "ENTER":
             assert isinstance(held, Card) and button.arg is not None
-            self._release(f"ENTER {button.arg}", by)
+            self.release(f"ENTER {button.arg}", by)
             card = Card(button.arg, held.face, held.dest)
             if not self.inventory.foreign(card):
                 route(card)
             return True
         if how is Resolution.DECLARE and name in ("CARTE", "RESTE"):
             assert isinstance(held, Card)
-            self._release(name, by)
+            self.release(name, by)
             self.drawing.declare(name)
             route(held)
             return True
@@ -99,7 +101,7 @@ class Holds:
             # 000 rule 21: OK, the banker takes the card drawn by mistake; STAND, it is
             # discarded. Either way the coup is decided as redressed.
             assert isinstance(held, Card) and self.core.coup is not None
-            self._release(name, by)
+            self.release(name, by)
             self.core.coup.redress_pending = False
             if name == "OK":
                 self.drawing.place("B", held)
@@ -107,16 +109,22 @@ class Holds:
             return True
         if name != "OK":
             return False
+        if how is Resolution.SUPERVISOR_RULING:
+            if self.supervisor is None:
+                return True  # OK alone does not uphold it: the hold stays
+            badge, self.supervisor = self.supervisor, None
+            self.uphold(badge)
+            return True
         if how is Resolution.SUPERVISOR_OK:
             if self.supervisor is None:
                 return True  # OK alone does not lift it: the hold stays
             badge, self.supervisor = self.supervisor, None
-            self._release("OK", badge)
+            self.release("OK", badge)
             self._drop(hold)
             self.inventory.check_exhausted()
             return True
         if how is Resolution.OK:
-            self._release("OK", by)
+            self.release("OK", by)
             if hold.code is Code.WRONG_ORDER:
                 assert isinstance(held, Card)
                 # Rectified by the croupier (000 rule 12): the card takes its right place.
@@ -131,7 +139,7 @@ class Holds:
         badge, self.supervisor = self.supervisor, None
         core = self.core
         if core.state == "on_hold":
-            hold = self._release("VOID", badge)
+            hold = self.release("VOID", badge)
             self._drop(hold)
             if isinstance(hold.message, Button):
                 self.queue.appendleft(hold.message)  # the DEAL or SHOE that came too early
@@ -141,7 +149,33 @@ class Holds:
         if core.state in IN_COUP:
             core.decide(outcome="void")
 
-    def _release(self, how: str, by: str) -> Hold:
+    def uphold(self, by: str) -> None:
+        """A report upheld by a supervisor (`by`): 000 rule 11, the coup is lost to the banker
+        (reports.py raised the hold). The lost card stays unseen; the cards dealt while the
+        report held play are the forfeited coup's, not the next deal's."""
+        core = self.core
+        hold, coup = core.held, core.coup
+        assert hold is not None and hold.code is Code.BANKER_CARD_LOST and coup is not None
+        self.release("OK", by)
+        position = hold.position
+        if position and position not in coup.exposed and position not in THIRD_CARDS:
+            coup.discarded.add(position)  # public before, it stays public
+        coup.rulings.append({"code": hold.code.value, "rule": hold.rule, "by": by,
+                             "reported_by": hold.by or ""})
+        kept, dropped = _this_coups_cards(self.queue)
+        self.queue = deque(kept)
+        for card in dropped:
+            self.inventory.discard(card)
+        core.forfeit(outcome="punter")
+
+    def dismiss(self, by: str) -> None:
+        """A supervisor (`by`) dismisses a report on the console (the card was recognised
+        after all): the hold is lifted and play goes on."""
+        hold = self.core.held
+        assert hold is not None and hold.way_out.resolution is Resolution.SUPERVISOR_RULING
+        self.release("DISMISS", by)
+
+    def release(self, how: str, by: str) -> Hold:
         core = self.core
         hold = core.held
         assert hold is not None
@@ -154,3 +188,18 @@ class Holds:
         """The held card leaves play: a foreign one never belonged to the packs."""
         if isinstance(hold.message, Card) and hold.code is Code.FOREIGN_CARD:
             self.inventory.give_back(hold.message)
+
+
+def _this_coups_cards(queue: Iterable[Message]) -> tuple[list[Message], list[Card]]:
+    """What waited behind a forfeited coup, split: what still plays, and its own cards
+    (those before the next deal), which go to the discard."""
+    kept: list[Message] = []
+    dropped: list[Card] = []
+    started = False
+    for message in queue:
+        started = started or (isinstance(message, Button) and message.name in STARTS_A_COUP)
+        if started or not isinstance(message, Card):
+            kept.append(message)
+        else:
+            dropped.append(message)
+    return kept, dropped

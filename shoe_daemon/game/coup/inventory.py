@@ -59,6 +59,15 @@ class Inventory:
         )
         return True
 
+    def discard(self, card: Card) -> None:
+        """A card out of the shoe that goes straight to the discard unplayed (a forfeited
+        coup's, dealt while its report held play): counted out all the same."""
+        shoe = self.core.shoe
+        assert shoe is not None
+        shoe.seen += 1
+        if card.code != cards.UNREADABLE:
+            shoe.copies[card.code] += 1
+
     def give_back(self, card: Card) -> None:
         """A foreign card taken out of play: it never belonged to the packs."""
         shoe = self.core.shoe

@@ -99,11 +99,14 @@ class Latches:
                                  f", not {way}")
             if hold is not core.held or core.state != "on_hold":
                 raise ValueError(f"{latch_id} holds no play now")
-            button = Button(way, card) if way == "ENTER" else Button(way)
-            if way_out.supervised:
-                self.holds.supervisor = by
-            if not self.holds.resolve(button, route, by=by):
-                raise ValueError(f"{way} does not lift {latch.code}")
+            if way == "DISMISS":  # a report dismissed by the console's supervisor
+                self.holds.dismiss(by)
+            else:
+                button = Button(way, card) if way == "ENTER" else Button(way)
+                if way_out.supervised:
+                    self.holds.supervisor = by
+                if not self.holds.resolve(button, route, by=by):
+                    raise ValueError(f"{way} does not lift {latch.code}")
         elif way is not None:
             raise ValueError(f"{latch_id} was lifted on the shoe already: resolve it without "
                              "a way out")

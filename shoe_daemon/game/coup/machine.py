@@ -30,16 +30,18 @@ from shoe_daemon.game.coup.play import OrderOfPlay
 from shoe_daemon.game.coup.public import (
     CoupState,
     LatchState,
+    ReportState,
     TableState,
     coup_state,
     latch_state,
     snapshot,
 )
+from shoe_daemon.game.coup.reports import CODES, WHEN, Reports
 from shoe_daemon.game.coup.states import BETWEEN_COUPS, IN_COUP, NOT_HELD, STATES
-from shoe_daemon.game.rules import HouseProfile, Play
+from shoe_daemon.game.rules import HouseProfile, Play, Report
 
 
-def table(core: Core, drawing: Drawing) -> list[dict[str, Any]]:
+def table(core: Core, drawing: Drawing, reports: Reports) -> list[dict[str, Any]]:
     """Every transition: trigger, from, to, and what it does (its callbacks).
 
     Each trigger names a moment of the coup; where the game chooses between moves (after
@@ -64,6 +66,14 @@ def table(core: Core, drawing: Drawing) -> list[dict[str, Any]]:
         {"trigger": "punter_drew", "source": "punter_drawing", "dest": "banker_to_play",
          "after": drawing.banker_plays},
         {"trigger": "decide", "source": list(IN_COUP), "dest": "decided",
+         "after": core.publish},
+        # What only the croupier sees (reports.py). 000 rule 15: the punter's hand counts bac
+        # and the banker plays on against it (decided at once if he has more than 0).
+        {"trigger": "bac", "source": list(WHEN[Report.PUNTER_BAC].states),
+         "dest": "banker_to_play", "before": reports.counted_bac,
+         "after": reports.banker_after_bac},
+        # 000 rule 11, upheld by a supervisor (its hold lifted first): lost to the banker.
+        {"trigger": "forfeit", "source": list(IN_COUP), "dest": "decided",
          "after": core.publish},
         {"trigger": "hold", "source": NOT_HELD, "dest": "on_hold"},
         *(
@@ -92,13 +102,15 @@ class CoupMachine:
         self._drawing = Drawing(core)
         self._holds = Holds(core, self._inventory, self._drawing)
         self._latches = Latches(core, self._holds)
+        self._reports = Reports(core, self._drawing)
+        self._offered: tuple[Any, tuple[ReportState, ...]] | None = None  # `reports`, kept
         calls = Calls(core, self._drawing)
         self._play = OrderOfPlay(core, self._inventory, self._drawing, calls, self._holds,
                                  self._latches)
         self._machine = Machine(
             model=core,
             states=STATES,
-            transitions=table(core, self._drawing),
+            transitions=table(core, self._drawing, self._reports),
             initial="no_shoe",
             auto_transitions=False,
             send_event=True,
@@ -158,6 +170,41 @@ class CoupMachine:
         self._latches.close(held)
         self._drain()
         return lines
+
+    def report(self, report: Report | str, by: str, position: str | None = None,
+               face: str | None = None, partner: str | None = None) -> list[dict[str, Any]]:
+        """What the croupier reports on the console, by `by` (a person's id): a punter's bac
+        (000 rule 15), a card the banker lost in the discard (rule 11: play holds for a
+        supervisor's ruling), a card fallen from the table (rule 10, `position` and `face`),
+        the banker's partner objecting (rule 4, `partner`). Returns the lines it produced;
+        ValueError, nothing changed, where the house or the moment does not take it
+        (reports.py)."""
+        lines = self._core.lines = []
+        self._reports.apply(Report(report), by, position, face, partner)
+        self._drain()
+        return lines
+
+    def refusal(self, report: Report | str, position: str | None = None,
+                face: str | None = None, partner: str | None = None) -> str | None:
+        """Why `report` cannot be taken now, citing the house's rule; None if it can."""
+        return self._reports.refusal(Report(report), position, face, partner)
+
+    @property
+    def reports(self) -> tuple[ReportState, ...]:
+        """Each report the console offers, at this house and now (the console's buttons).
+        Asked after every commit with the console on: kept until what it depends on moves."""
+        core, coup, held = self._core, self._core.coup, self._core.held
+        key = (core.state, (held.code, held.resume) if held is not None else None,
+               None if coup is None else (coup.number, len(coup.punter), len(coup.banker),
+                                          coup.bac, frozenset(coup.discarded)))
+        if self._offered is None or self._offered[0] != key:
+            reports = self._reports
+            self._offered = (key, tuple(
+                ReportState(report.value, CODES[report].value, reports.cell(report).applies,
+                            reports.cell(report).rule, reports.why_not_now(report),
+                            reports.positions(report))
+                for report in Report))
+        return self._offered[1]
 
     def _drain(self) -> None:
         """Play what waited, in order, as far as play is free to go."""

@@ -32,6 +32,8 @@ class CoupState:
     banker: tuple[str, ...]
     exposed: frozenset[str]  # positions uncovered before the showdown: P1 ... B3
     outcome: str | None  # None while the coup is open; see shoe_daemon.game.results.OUTCOMES
+    bac: bool = False  # the punter's hand counts bac: his cards into the discard (000 rule 15)
+    discarded: frozenset[str] = frozenset()  # cards gone into the discard unseen: never shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,19 @@ class LatchState:
     lifted: str | None  # how the shoe's way out lifted the hold (`ENTER 5D` names a card)
     lifted_by: str | None
     fault_on: bool  # a fault the shoe still reports
+
+
+@dataclass(frozen=True, slots=True)
+class ReportState:
+    """One report the croupier's console offers (reports.py): whether the house has its rule,
+    and whether it may be taken now."""
+
+    kind: str  # punter_bac, banker_card_lost, card_fell, partner_objection
+    code: str  # the irregularity it records
+    applies: bool  # the house has the rule
+    rule: str  # the house's rule, short ("000 rule 15", "... (not printed in 003)")
+    why_not: str | None  # None: it may be reported now; else why not, citing the rule
+    positions: tuple[str, ...]  # the cards it may name now (rules 10 and 11)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +104,8 @@ def coup_state(coup: Coup) -> CoupState:
         banker=tuple(coup.banker),
         exposed=frozenset(coup.exposed),
         outcome=coup.outcome,
+        bac=coup.bac,
+        discarded=frozenset(coup.discarded),
     )
 
 

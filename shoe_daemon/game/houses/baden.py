@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED
+from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED, NO_PARTNER, as_zoppot, not_here
 from shoe_daemon.game.houses.transcription import (
     CARD_THIRDS,
     DRAW,
@@ -21,7 +21,15 @@ from shoe_daemon.game.houses.transcription import (
     put,
     rulings,
 )
-from shoe_daemon.game.rules import NOT_PRINTED, TOTALS, FaceUp, Game, HouseProfile, Ruling
+from shoe_daemon.game.rules import (
+    NOT_PRINTED,
+    TOTALS,
+    FaceUp,
+    Game,
+    HouseProfile,
+    Report,
+    Ruling,
+)
 
 SEED = "003_6936dfded619512e.txt"
 
@@ -153,4 +161,11 @@ BADEN = HouseProfile(
         'worked example takes "Taxe Fr. 30" on Fr. 600 won'
     ),
     faux_tirage_source=_BADEN_FAUX_TIRAGE,
+    # What only the croupier sees: 003 prints none of it (docs/rules.md, "Decisions" 12-15).
+    croupier_rules={
+        Report.PUNTER_BAC: as_zoppot(Report.PUNTER_BAC, "003"),
+        Report.BANKER_CARD_LOST: as_zoppot(Report.BANKER_CARD_LOST, "003"),
+        Report.CARD_FELL: as_zoppot(Report.CARD_FELL, "003"),
+        Report.PARTNER_OBJECTION: not_here("003", NO_PARTNER),
+    },
 )

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from shoe_daemon.game.houses.baden import SEED
-from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED
+from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED, as_zoppot, not_here
 from shoe_daemon.game.houses.transcription import (
     CARD_THIRDS,
     DRAW,
@@ -21,7 +21,26 @@ from shoe_daemon.game.houses.transcription import (
     put,
     rulings,
 )
-from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Ruling
+from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Report, Ruling
+
+# No player holds a hand or banks at Punto Banco (docs/rules.md, "Decisions" 12-15).
+_DEALS = (
+    '"Der Croupier teilt nach einem festen Ziehungschema an Punto und Banco jeweils bis zu '
+    'drei Karten aus"'
+)
+_NO_PLAYER_HOLDS_CARDS = (
+    f"no player holds the cards: {_DEALS}, so no punter can throw his into the discard "
+    "(000 rule 15 has no place here)"
+)
+_NO_BANKER_DEALS = (
+    f"no banker deals: {_DEALS} for the casino (\"Die Spieler setzen gegen das Casino\"), so "
+    "no banker can lose the coup by 000 rule 11; a card lost there is the supervisor's to void, "
+    "every stake returned"
+)
+_NO_BANK = (
+    'the players bet against the casino ("Die Spieler setzen gegen das Casino"): no banker '
+    "holds a bank, with or without a partner (000 rule 4 has no place here)"
+)
 
 _PB = (
     f'{NOT_PRINTED}003: PUNTO BANCO names "einem festen Ziehungschema" but does not print it; '
@@ -103,4 +122,12 @@ BADEN_PUNTO_BANCO = HouseProfile(
         f"{NOT_PRINTED}003: PUNTO BANCO says nothing on a wrong draw; put right as the "
         'Chemin de fer part says: "wird vom Croupier im Nachhinein richtig gestellt"'
     ),
+    # What only the croupier sees, at Punto Banco: the croupier deals both hands for the casino
+    # (docs/rules.md, "Decisions" 12-15).
+    croupier_rules={
+        Report.PUNTER_BAC: not_here("003", _NO_PLAYER_HOLDS_CARDS),
+        Report.BANKER_CARD_LOST: not_here("003", _NO_BANKER_DEALS),
+        Report.CARD_FELL: as_zoppot(Report.CARD_FELL, "003"),
+        Report.PARTNER_OBJECTION: not_here("003", _NO_BANK),
+    },
 )

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from shoe_daemon.game.houses.decisions import SIX_PACKS, stood_decision
+from shoe_daemon.game.houses.decisions import (
+    NO_PARTNER,
+    SIX_PACKS,
+    as_zoppot,
+    not_here,
+    stood_decision,
+)
 from shoe_daemon.game.houses.transcription import (
     CARD_THIRDS,
     DRAW,
@@ -24,7 +30,7 @@ from shoe_daemon.game.houses.transcription import (
     rulings,
     whole_rows,
 )
-from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Ruling
+from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Report, Ruling
 
 SEED = "001_c9a8c45f542707e7.txt"
 
@@ -131,4 +137,11 @@ CLERMONT = HouseProfile(
         '001: "any rounds that do not comply must be reconstructed by the Inspector according to '
         'the Rule Table"'
     ),
+    # What only the croupier sees: 001 prints none of it (docs/rules.md, "Decisions" 12-15).
+    croupier_rules={
+        Report.PUNTER_BAC: as_zoppot(Report.PUNTER_BAC, "001"),
+        Report.BANKER_CARD_LOST: as_zoppot(Report.BANKER_CARD_LOST, "001"),
+        Report.CARD_FELL: as_zoppot(Report.CARD_FELL, "001"),
+        Report.PARTNER_OBJECTION: not_here("001", NO_PARTNER),
+    },
 )

@@ -8,7 +8,7 @@ banker cell is printed.
 
 from __future__ import annotations
 
-from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED
+from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED, NO_PARTNER, as_zoppot, not_here
 from shoe_daemon.game.houses.transcription import (
     DRAW,
     OPTION,
@@ -17,7 +17,7 @@ from shoe_daemon.game.houses.transcription import (
     by_third_card,
     rulings,
 )
-from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile
+from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Report
 
 SEED = "002_96868f8ec6f978b2.txt"
 
@@ -78,4 +78,11 @@ EIGHT_PACK = HouseProfile(
         f"{NOT_PRINTED}002: nothing on a card drawn against the table; redressed as 000 rule 21 "
         '("faux tirage")'
     ),
+    # What only the croupier sees: 002 prints none of it (docs/rules.md, "Decisions" 12-15).
+    croupier_rules={
+        Report.PUNTER_BAC: as_zoppot(Report.PUNTER_BAC, "002"),
+        Report.BANKER_CARD_LOST: as_zoppot(Report.BANKER_CARD_LOST, "002"),
+        Report.CARD_FELL: as_zoppot(Report.CARD_FELL, "002"),
+        Report.PARTNER_OBJECTION: not_here("002", NO_PARTNER),
+    },
 )

@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from shoe_daemon.game.houses.decisions import FACE_UP_EXPOSED, SIX_PACKS, stood_decision
+from shoe_daemon.game.houses.decisions import (
+    FACE_UP_EXPOSED,
+    NO_PARTNER,
+    SIX_PACKS,
+    as_zoppot,
+    not_here,
+    stood_decision,
+)
 from shoe_daemon.game.houses.transcription import (
     DRAW,
     OPTION,
@@ -22,7 +29,7 @@ from shoe_daemon.game.houses.transcription import (
     rulings,
     whole_rows,
 )
-from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Ruling
+from shoe_daemon.game.rules import NOT_PRINTED, FaceUp, Game, HouseProfile, Report, Ruling
 
 SEED = "004_6544e85835ed77c0.txt"
 
@@ -94,4 +101,11 @@ SHIMMY = HouseProfile(
         f"{NOT_PRINTED}004: nothing on a card drawn against the chart; redressed as 000 rule 21 "
         '("faux tirage")'
     ),
+    # What only the croupier sees: 004 prints none of it (docs/rules.md, "Decisions" 12-15).
+    croupier_rules={
+        Report.PUNTER_BAC: as_zoppot(Report.PUNTER_BAC, "004"),
+        Report.BANKER_CARD_LOST: as_zoppot(Report.BANKER_CARD_LOST, "004"),
+        Report.CARD_FELL: as_zoppot(Report.CARD_FELL, "004"),
+        Report.PARTNER_OBJECTION: not_here("004", NO_PARTNER),
+    },
 )

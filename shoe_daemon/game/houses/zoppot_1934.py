@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shoe_daemon.game.houses.decisions import RULE_20, stood_decision
+from shoe_daemon.game.houses.decisions import RULE_20, stood_decision, zoppot_rule
 from shoe_daemon.game.houses.transcription import (
     DRAW,
     OPTION,
@@ -21,7 +21,15 @@ from shoe_daemon.game.houses.transcription import (
     put,
     rulings,
 )
-from shoe_daemon.game.rules import NOT_PRINTED, THIRD_CARDS, FaceUp, Game, HouseProfile, Ruling
+from shoe_daemon.game.rules import (
+    NOT_PRINTED,
+    THIRD_CARDS,
+    FaceUp,
+    Game,
+    HouseProfile,
+    Report,
+    Ruling,
+)
 
 SEED = "000_7ef4859660e2739e.txt"
 
@@ -126,4 +134,6 @@ ZOPPOT = HouseProfile(
         '000 rule 21: a player who plays after the shoe: "the card which has been called for or '
         'drawn by mistake (faux tirage), is redressed"'
     ),
+    # What only the croupier sees: 000 prints all four (rules 4, 10, 11, 15).
+    croupier_rules={report: zoppot_rule(report) for report in Report},
 )
