@@ -44,11 +44,23 @@ STATISTIC = (f"cards of this shoe inside a run of {MIN_SLUG} or more consecutive
              "each coup hand by hand); the largest against any one order")
 
 
+_KEPT: dict[tuple[Any, ...], EarlierShoe] = {}  # the earlier shoes' orders, built once
+
+
 def earlier_shoes(request: Mapping[str, Any]) -> list[EarlierShoe]:
+    """The request's earlier shoes, each in its orders. An ended shoe does not change, so a
+    process that compares after every coup (the worker) builds each one once."""
     out = []
     for e in request.get("earlier", [])[-EARLIER:]:
-        coups = [CoupCards(c[0], tuple(c[1]), tuple(c[2])) for c in e["coups"]]
-        out.append(EarlierShoe(e["shoe"], e["opened_at"], tuple(orders(e["cards"], coups))))
+        key = (e["shoe"], e["opened_at"], len(e["cards"]), len(e["coups"]))
+        shoe = _KEPT.get(key)
+        if shoe is None or shoe.orders[0].cards != tuple(e["cards"]):
+            coups = [CoupCards(c[0], tuple(c[1]), tuple(c[2])) for c in e["coups"]]
+            shoe = EarlierShoe(e["shoe"], e["opened_at"], tuple(orders(e["cards"], coups)))
+            if len(_KEPT) >= 4 * EARLIER:
+                _KEPT.pop(next(iter(_KEPT)))
+            _KEPT[key] = shoe
+        out.append(shoe)
     return out
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from shoe_daemon.game.cards import ALL_CODES
 
@@ -61,6 +62,11 @@ class Order:
     label: str
     cards: tuple[str, ...]
     dealt_at: tuple[int, ...]  # 0-based, as dealt
+
+    @cached_property
+    def grams(self) -> dict[int, list[int]]:
+        """Its runs of MIN_SLUG cards, built once however often it is compared."""
+        return _grams(self.cards)
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,7 @@ def compare(new: Sequence[str], earlier: Sequence[EarlierShoe]) -> list[Comparis
     out = []
     for shoe in earlier:
         for order in shoe.orders:
-            grams = _grams(order.cards)
+            grams = order.grams
             cards = coverage(new, order.cards, grams)
             named = tuple(slugs(new, order.cards, grams)) if cards >= ALARM_CARDS else ()
             out.append(Comparison(shoe.shoe, shoe.opened_at, order.label, cards, named, order))
