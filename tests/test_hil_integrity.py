@@ -67,6 +67,22 @@ def test_a_prearranged_shoe_is_caught_at_its_end(tmp_path: Path) -> None:
                for a in alarms)
 
 
+def test_a_foreign_card_is_in_the_inventory_and_its_alarm(tmp_path: Path) -> None:
+    """The shoe deals one copy too many (the coup machine holds it, a supervisor takes it
+    out): the shoe's inventory counts it over the packs, and the alarm names it."""
+    run = run_table(tmp_path, PUNTO_BANCO,
+                    shoe_args={"shoes": 1, "seed": 5, "faults": ["foreign_card=1"]})
+    check(run)
+    inventory = ledger(tmp_path, "shoe.inventory")[0]
+    (over,) = inventory["over_pack_count"]
+    assert over["read"] == inventory["packs"] + 1 and inventory["foreign"] == 1
+    assert [inventory["order"][p - 1] for p in over["positions"]] == [over["code"]] * over["read"]
+    assert sum(inventory["counts"].values()) == inventory["cards_read"]
+    alarms = ledger(tmp_path, "integrity.alarm")
+    assert [(a["shoe"], a["test"]) for a in alarms] == [(1, "inventory")]
+    assert f"{over['code']} read {over['read']} times" in alarms[0]["words"]
+
+
 def test_fair_shoes_raise_no_integrity_alarm(tmp_path: Path) -> None:
     """Many fair shoes at two houses, dealt far faster than a croupier deals, so the monitor
     runs behind the table; what a clean stop's few seconds of drain leave undone, the next

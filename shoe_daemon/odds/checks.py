@@ -96,13 +96,18 @@ def at_shoe_end(request: Mapping[str, Any]) -> dict[str, Any]:
     cards = request["cards"]
     shoe, opened_at = request["shoe"], request["opened_at"]
     inv = Inventory(request["packs"], tuple(cards), tuple(request["unreadable_at"]))
+    inventory = inventory_body(inv, shoe, opened_at, len(request["outcomes"]), request["ended"])
     outcomes = request["outcomes"]
     tests = outcome_tests(outcomes, full_shoe_law(request["profile"], request["packs"]))
     decided = sum(1 for o in outcomes if o in ("banker", "punter"))
     shuffle = shuffle_check(cards, earlier_shoes(request))
     counts = {o: outcomes.count(o) for o in ("banker", "punter", "egalite", "cancelled",
                                               "void")}
-    alarms = [t for t in tests if t.alarm]
+    alarms = [{"test": t.name, "words": alarm_words(t, shoe, decided), **outcome_view(t)}
+              for t in tests if t.alarm]
+    if inventory["over_pack_count"]:
+        alarms.insert(0, {"test": "inventory", "over_pack_count": inventory["over_pack_count"],
+                          "words": _inventory_alarm_words(shoe, inv.packs, inventory)})
     integrity = {
         "by": SYSTEM, "shoe": shoe, "opened_at": opened_at, "shuffle": shuffle,
         "outcomes": {**counts, "decided": decided, "alpha": ALPHA,
@@ -110,12 +115,16 @@ def at_shoe_end(request: Mapping[str, Any]) -> dict[str, Any]:
         "alarm": shuffle["alarm"] or bool(alarms),
         "words": _integrity_words(shoe, shuffle, tests),
     }
-    return {
-        "inventory": inventory_body(inv, shoe, opened_at, len(outcomes), request["ended"]),
-        "integrity": integrity,
-        "outcome_alarms": [{"test": t.name, "words": alarm_words(t, shoe, decided),
-                            **outcome_view(t)} for t in alarms],
-    }
+    return {"inventory": inventory, "integrity": integrity, "end_alarms": alarms}
+
+
+def _inventory_alarm_words(shoe: int | None, packs: int, inventory: Mapping[str, Any]) -> str:
+    over = "; ".join(f"{o['code']} read {o['read']} times (cards "
+                     f"{', '.join(str(p) for p in o['positions'])})"
+                     for o in inventory["over_pack_count"])
+    return (f"ALARM shoe {shoe}: its inventory has a code read more often than its {packs} "
+            f"packs hold: {over}. A card that did not belong to the shoe was dealt from it; "
+            "check the shoe's cards and how each was taken out of play (docs/odds.md).")
 
 
 def _integrity_words(shoe: int | None, shuffle: Mapping[str, Any], tests: Sequence[Any]

@@ -60,7 +60,7 @@ class ShoeLog:
     favour: FavourWatch = field(default_factory=FavourWatch)
     since: dict[str, int] = field(default_factory=dict)  # bet -> coup it favoured players from
     slug_alarm: bool = False
-    outcome_alarms: set[str] = field(default_factory=set)
+    end_alarms: set[str] = field(default_factory=set)  # tests alarmed at its end
     inventoried: bool = False
     checked: bool = False
 
@@ -197,7 +197,7 @@ class Tracker:
             if body.get("test") == "slugs":
                 shoe.slug_alarm = True
             else:
-                shoe.outcome_alarms.add(body.get("test", ""))
+                shoe.end_alarms.add(body.get("test", ""))
             if shoe is self.current:
                 self.alarms.append(dict(body))
         elif kind == INVENTORY:
@@ -316,10 +316,10 @@ class Tracker:
         if shuffle["alarm"] and not shoe.slug_alarm:
             shoe.slug_alarm = True
             found.append(Finding(INTEGRITY_ALARM, self._slug_alarm(shoe, None, shuffle)))
-        for alarm in result.get("outcome_alarms", []):
-            if alarm["test"] in shoe.outcome_alarms:
+        for alarm in result.get("end_alarms", []):
+            if alarm["test"] in shoe.end_alarms:
                 continue
-            shoe.outcome_alarms.add(alarm["test"])
+            shoe.end_alarms.add(alarm["test"])
             found.append(Finding(INTEGRITY_ALARM, {
                 "by": SYSTEM, "shoe": shoe.number, "opened_at": shoe.opened_at, **alarm}))
         return found
