@@ -26,6 +26,12 @@ after it, their records in the frame's own transaction): rounds of the croupier'
 alternating the console without the money, and with the money (`[money]`) and stakes
 placed on every coup through the console's API before its DEAL (a bank put up, three
 punters' stakes), as a croupier enters them.
+
+`--odds` measures what the pit's odds and integrity monitor (issue 14) costs it: rounds
+alternating `--odds off` and `--odds on`, at the croupier's pace and at line rate (where the
+monitor has a coup's odds to compute after every few frames).
+
+    .venv/bin/python bench/latency.py --odds --profile baden-punto-banco [--rounds 3]
 """
 
 from __future__ import annotations
@@ -340,6 +346,23 @@ def report(name: str, ms: list[float]) -> dict[str, float]:
     return figures
 
 
+def rounds(args: argparse.Namespace, variants: dict[str, tuple[tuple[str, ...], bool]],
+           baud: int | None = None) -> None:
+    """`args.rounds` rounds of each variant in turn (the machine's load shared alike); each
+    variant's median of the rounds' p50 and p99."""
+    figures: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    gap = 0 if baud else args.gap
+    for n in range(args.rounds):
+        for name, (extra, watch) in variants.items():
+            ms = run(args.profile, args.coups, gap, baud, args.seed + n, extra, watch)
+            figures[name].append(report(f"{name} (seed {args.seed + n})", ms))
+    for name, got in figures.items():
+        p50 = [f["p50_ms"] for f in got]
+        p99 = [f["p99_ms"] for f in got]
+        print(f"{name:28} median of the rounds' p50: {statistics.median(p50):.3f} ms "
+              f"({', '.join(f'{v:.3f}' for v in p50)}); p99: {statistics.median(p99):.3f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="baden")
@@ -354,6 +377,8 @@ def main() -> None:
     parser.add_argument("--money", action="store_true",
                         help="compare the croupier's pace with the console without the money, "
                              "and with the money and stakes on every coup")
+    parser.add_argument("--odds", action="store_true",
+                        help="compare the daemon with the pit's odds monitor off and on")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sse-clients", type=int, default=50,
                         help="screens watching the display (0: none)")
@@ -378,16 +403,14 @@ def main() -> None:
         return
     if args.console:
         console = ("--console", "127.0.0.1:0")
-        variants = {"without the console": ((), False), "console idle": (console, False),
-                    "console watched": (console, True)}
-        medians: dict[str, list[float]] = {name: [] for name in variants}
-        for n in range(args.rounds):
-            for name, (extra, watch) in variants.items():
-                ms = run(args.profile, args.coups, args.gap, None, args.seed + n, extra, watch)
-                medians[name].append(report(f"{name} (seed {args.seed + n})", ms)["p50_ms"])
-        for name, values in medians.items():
-            print(f"{name:28} median of the rounds' p50: {statistics.median(values):.3f} ms "
-                  f"({', '.join(f'{v:.3f}' for v in values)})")
+        rounds(args, {"without the console": ((), False), "console idle": (console, False),
+                      "console watched": (console, True)})
+        return
+    if args.odds:
+        off, on = ("--odds", "off"), ("--odds", "on")
+        rounds(args, {"odds off": (off, False), "odds on": (on, False)})
+        rounds(args, {"odds off, line rate": (off, False), "odds on, line rate": (on, False)},
+               baud=args.baud)
         return
     n = args.sse_clients
     report("croupier pace", run(args.profile, args.coups, args.gap, None, args.seed,

@@ -45,6 +45,15 @@ raised after a result is published (an extra card's WRONG_NUMBER) is in no list.
   (CUT_CARD_MISPLACED, in the list of the coup open when it came out, and a last coup that
   runs out), or the empty sensor reports `EMPTY` early inside the last coup (a card stuck
   in the shoe); either way the coup is cancelled with SHORT_LAST_COUP (000 rule 24).
+- `false_shuffle` (a fraction, every shoe after the first): the shoe is not shuffled but
+  keeps that fraction of the previous shoe's order (as its cards left the shoe, those never
+  dealt included) in slugs of 4 to 8 cards, the rest shuffled around them
+  (hil/stacking.py): what the daemon's shuffle check must catch (docs/odds.md).
+- `stacked` (per shoe): the shoe is prearranged so that its coups come in streaks, one side
+  winning 6 to 12 coups in a row, then the other (hil/stacking.py; arranged for the house's
+  table with every option drawn, so a Chemin de Fer croupier who stands at an option may
+  break a streak): what the daemon's outcome tests must catch.
+The game's outcomes are still what the cards give: the truth stays the coup machine's.
 
 Faults draw on their own random generator (seeded from `seed`), so `faults=None` deals
 exactly the session it always dealt.
@@ -66,6 +75,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from drivers.messages import Button, Card, Cut, Empty, Fault, Heartbeat, Hello, Message
+from hil.stacking import false_shuffle, prearranged, streaks
 from shoe_daemon.game.cards import ALL_CODES, CARDS_PER_PACK, points, total
 from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.irregularities import Code
@@ -96,7 +106,8 @@ class GameFaults:
     """Dealing errors to inject, as probabilities (0 to 1).
 
     Per coup: `face_up`, `unreadable`, `wrong_order`, `extra_card`, `jam`.
-    Per shoe: `foreign_card`, `short_last_coup`.
+    Per shoe: `foreign_card`, `short_last_coup`, `stacked`; `false_shuffle` is the fraction
+    of the previous shoe a shoe keeps in slugs.
     `one_per_coup`: at most one of the card faults (face_up, unreadable, wrong_order) in a
     coup; False lets several fall on different cards of the same coup.
     """
@@ -108,6 +119,8 @@ class GameFaults:
     jam: float = 0
     foreign_card: float = 0
     short_last_coup: float = 0
+    false_shuffle: float = 0
+    stacked: float = 0
     one_per_coup: bool = True
 
     def __post_init__(self) -> None:
@@ -169,6 +182,8 @@ class _Croupier:
         self.left = 0  # cards left as the host counts them (a foreign card excepted)
         self.copies: Counter[str] = Counter()
         self.carried: str | None = None  # 000 rule 13: an extra card kept for the next deal
+        self.dealt: list[str] = []  # the cards out of the shoe in play, in order
+        self.previous: list[str] = []  # the last shoe's order, for a false shuffle
         self.empty_after: int | None = None  # short_last_coup: EMPTY after this many cards
         # per coup
         self.irregularities: list[str] = []
@@ -211,6 +226,7 @@ class _Croupier:
         while True:
             self.more()
             code = self.stack.pop()
+            self.dealt.append(code)
             self.copies[code] += 1
             if self.copies[code] > self.profile.packs:
                 # One copy more than the packs hold: a supervisor takes it out of play.
@@ -269,7 +285,8 @@ class _Croupier:
         self.tick(self.rng.randint(60, 180))  # shuffling, cutting, loading
         stack = list(ALL_CODES) * packs
         self.rng.shuffle(stack)
-        self.stack = stack  # dealt from the end: stack.pop()
+        self.stack = self._unfair(stack, packs)  # dealt from the end: stack.pop()
+        self.dealt = []
         self.cut_out = False
         self.cut_now = self.cut_behind
         self.left = packs * CARDS_PER_PACK
@@ -307,6 +324,32 @@ class _Croupier:
             if faults is not None and faults.extra_card:
                 self._maybe_extra_card(result, faults.extra_card)
         self.pending_cut = False
+        self.shoe_done()
+
+    def _unfair(self, stack: list[str], packs: int) -> list[str]:
+        """The integrity faults: a false shuffle of the last shoe, or a prearranged shoe."""
+        faults, previous = self.faults, self.previous
+        self.previous = []
+        if faults is None:
+            return stack
+        if faults.false_shuffle and previous:
+            return false_shuffle(previous, faults.false_shuffle, self.frng)[::-1]
+        if faults.stacked and self.frng.random() < faults.stacked:
+            order = prearranged(self.profile, packs, self.frng, streaks(self.frng),
+                                keep=self.cut_behind + 6)
+            return order[::-1]
+        return stack
+
+    def shoe_done(self) -> None:
+        """The shoe's whole order, as its cards left it, those never dealt after them (a
+        foreign copy left out): what a false shuffle of its discards keeps slugs of."""
+        order = self.dealt + self.stack[::-1]
+        copies: Counter[str] = Counter()
+        self.previous = []
+        for code in order:
+            copies[code] += 1
+            if copies[code] <= self.profile.packs:
+                self.previous.append(code)
 
     def _slip_in_a_foreign_card(self) -> None:
         """One copy more of a card whose copies all lie well above the cut card."""
@@ -329,7 +372,7 @@ class _Croupier:
         code = self.stack[-1]
         if self.copies[code] + 1 > self.profile.packs:
             return  # that would be the foreign card: not here
-        self.stack.pop()
+        self.dealt.append(self.stack.pop())
         self.copies[code] += 1
         self.left -= 1
         self.emit(Card(code, "D"))

@@ -13,7 +13,9 @@ still gets through in the end.
 
 Game faults are passed to the croupier (`hil.dealer.GameFaults`), which knows what the host
 must make of them: `face_up`, `unreadable`, `wrong_order`, `extra_card`, `jam` (per coup),
-`foreign_card`, `short_last_coup` (per shoe).
+`foreign_card`, `short_last_coup` (per shoe); and the integrity faults `false_shuffle`
+(the fraction of the previous shoe a shoe keeps in slugs) and `stacked` (per shoe: a
+prearranged shoe), which `all` leaves off.
 
 `all` switches on a mix of everything; later switches override earlier ones, so
 `--fault all --fault drop=0` is everything but dropped frames.
@@ -68,6 +70,7 @@ DEFAULTS: dict[str, float] = {
     "unplug": 1, "reboot": 1,
     "face_up": 0.05, "unreadable": 0.05, "wrong_order": 0.05, "extra_card": 0.1, "jam": 0.05,
     "foreign_card": 0.5, "short_last_coup": 0.5,
+    "false_shuffle": 0.2, "stacked": 1.0,
 }
 # `--fault all`: a sensible mix of everything.
 ALL: dict[str, float] = {

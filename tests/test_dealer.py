@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import zip_longest
+from itertools import pairwise, zip_longest
 
 import pytest
 
@@ -371,7 +371,7 @@ def test_replay_of_a_faulty_capture_gives_the_ground_truth(name: str) -> None:
 
 # -- game faults: the croupier's mistakes, with the coup machine's own verdict as truth -----
 
-PER_SHOE = ("foreign_card", "short_last_coup")
+PER_SHOE = ("foreign_card", "short_last_coup", "stacked")
 FAULT_CONFIGS = {
     **{name: GameFaults(**{name: 1.0 if name in PER_SHOE else 0.3})
        for name in GameFaults.names()},
@@ -387,6 +387,10 @@ EXPECTED_CODES = {
     "jam": set(),
     "foreign_card": {"FOREIGN_CARD"},
     "short_last_coup": {"SHORT_LAST_COUP", "CUT_CARD_MISPLACED"},
+    # The integrity faults deal legal shoes: the coup machine has nothing to say of them;
+    # the odds monitor does (tests/odds/test_monitor.py, tests/test_hil.py).
+    "false_shuffle": set(),
+    "stacked": set(),
 }
 
 
@@ -550,3 +554,34 @@ def test_short_last_coup_is_cancelled(name: str) -> None:
     assert cuts, "the cut card placed two from the bottom is misplaced everywhere"
     assert sum(r["irregularities"].count("CUT_CARD_MISPLACED") for r in session.results) \
         <= len(cuts)
+
+
+def _shoe_orders(messages: list) -> list[list[str]]:
+    """The cards read from each shoe, in order."""
+    shoes: list[list[str]] = []
+    for m in messages:
+        if isinstance(m, Button) and m.name == "SHOE":
+            shoes.append([])
+        elif isinstance(m, Card) and shoes:
+            shoes[-1].append(m.code)
+    return shoes
+
+
+def test_a_false_shuffle_keeps_runs_of_the_last_shoe() -> None:
+    """hil/stacking.py: the shoe after the first keeps a fraction of the last one's order in
+    slugs; a fair shoe keeps next to none (tests/odds/test_slugs.py for the statistic)."""
+    from shoe_daemon.odds.slugs import coverage
+
+    fair = _shoe_orders(deal_shoes("baden-punto-banco", 2, 8).messages)
+    false = _shoe_orders(deal_shoes("baden-punto-banco", 2, 8,
+                                    faults=GameFaults(false_shuffle=0.2)).messages)
+    assert false[0] == fair[0]  # the first shoe has no shoe before it
+    assert coverage(fair[1], fair[0]) < 12
+    assert coverage(false[1], false[0]) >= 0.15 * len(false[1])
+
+
+def test_a_stacked_shoe_deals_streaks() -> None:
+    session = deal_shoes("baden-punto-banco", 1, 8, faults=GameFaults(stacked=1.0))
+    decided = [r["outcome"] for r in session.results if r["outcome"] in ("banker", "punter")]
+    changes = sum(1 for a, b in pairwise(decided) if a != b)
+    assert changes < len(decided) / 5  # a shuffled shoe changes about every other coup

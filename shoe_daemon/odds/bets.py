@@ -35,6 +35,9 @@ class Bet:
     pays: str
     ev: Fraction
     source: str
+    #: Another reading of the payout of a bet listed before it, where the seed leaves the
+    #: payout open (the Swiss Nine's "x for 1"): shown beside it, never the house's alarm.
+    alternative: bool = False
 
     @property
     def house_edge(self) -> Fraction:
@@ -96,7 +99,7 @@ def punto_banco_bets(profile: HouseProfile, outcome: Outcome, shoe: Shoe | None
             source = f'003 Swiss Nine: «{label}» "Auszahlung: {x}fach"'
             bets.append(Bet(label, f"{x} to 1 ({x}fach)", (x + 1) * q - 1, source))
             bets.append(Bet(f"{label}, read {x} for 1", f"{x} for 1 ({x - 1} to 1)",
-                            x * q - 1, source + "; the other reading"))
+                            x * q - 1, source + "; the other reading", alternative=True))
     return tuple(bets)
 
 

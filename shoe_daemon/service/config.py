@@ -83,6 +83,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("console_idle", int, 900, "seconds without a request before a console session "
             "ends (signed out)"),
     Setting("console_session", int, 43200, "the longest a console session lasts, in seconds"),
+    Setting("odds", str, "on", "the pit's odds and integrity monitor: the live shoe's exact "
+            "odds after every coup, and each shoe's inventory and shuffle and outcome tests at "
+            "its end, as ledger records and on the status line (docs/odds.md)",
+            ("on", "off")),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -116,6 +120,7 @@ class Config:
     people: str = ""
     console_idle: int = 900
     console_session: int = 43200
+    odds: str = "on"
     floor: FloorConfig | None = None  # the file's [floor] table; None: no link
     money: dict[str, Any] | None = None  # the file's [money] table; None: no money kept
 

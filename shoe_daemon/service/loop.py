@@ -38,6 +38,7 @@ from shoe_daemon.console.till import Till
 from shoe_daemon.display import TableDisplay
 from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.game.houses import get_profile
+from shoe_daemon.odds.monitor import OddsMonitor
 from shoe_daemon.service.config import Config
 from shoe_daemon.service.notify import Notifier
 from shoe_daemon.service.status import FloorStatus, ServiceStatus, StatusReporter
@@ -45,6 +46,7 @@ from shoe_daemon.service.table import Table
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
 FLOOR_DRAIN = 2.0  # s a clean stop gives a connected floor link to send the last records
+ODDS_DRAIN = 5.0  # s a clean stop gives the odds monitor to finish (the rest: at the next start)
 
 
 def transport_for(config: Config) -> Transport:
@@ -108,8 +110,13 @@ class ServiceLoop:
         till = None
         if config.money is not None and self.desk is not None:
             till = Till.of(config.profile, config.money, self.log)
-        self.table = Table(get_profile(config.profile), ledger, results, screen, log=self.log,
-                           on_commit=self.floor.notify if self.floor else None,
+        profile = get_profile(config.profile)
+        self.monitor = (OddsMonitor(profile, config.state_dir, self.log.bind(part="odds"))
+                        if config.odds == "on" else None)
+        told = [notify for notify in (self.floor and self.floor.notify,
+                                      self.monitor and self.monitor.notify) if notify]
+        self.table = Table(profile, ledger, results, screen, log=self.log,
+                           on_commit=_tell_all(told) if told else None,
                            console=self.desk, till=till)
         self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
         self.notifier = Notifier()
@@ -127,7 +134,8 @@ class ServiceLoop:
             ledger_error=table.ledger_error, backlog=table.backlog, state=machine.state,
             shoe=where["shoe"], coup=where["coup"],
             hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor(),
-            latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches))
+            latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches),
+            odds=self.monitor.words(where) if self.monitor is not None else "")
 
     def _floor(self) -> FloorStatus | None:
         link = self.floor
@@ -179,6 +187,26 @@ class ServiceLoop:
                         self.link.send_lamp()
                 future.set_result(outcome)
 
+    def serve_monitor(self, now: bool = False) -> None:
+        """The odds monitor's findings to the table, between the link's turns: committed with
+        the next frames or on the line's next quiet turn (`Table.note`), or `now` when the
+        link is not being served. Nothing of them is said before the ledger has them."""
+        if self.monitor is not None:
+            table = self.table
+            self.monitor.deliver(table.record if now else table.note, table.where())
+
+    def _drain_monitor(self) -> None:
+        """At a clean stop: up to ODDS_DRAIN s for the monitor to finish what it owes."""
+        monitor = self.monitor
+        if monitor is None or not monitor.running:
+            return
+        monitor.stop(drain=ODDS_DRAIN)
+        deadline = time.monotonic() + ODDS_DRAIN + 2.0
+        while monitor.running and time.monotonic() < deadline:
+            monitor.join(0.05)
+            self.serve_monitor(now=True)
+        self.serve_monitor(now=True)
+
     def _sessions_ended(self, why: str, sessions: list[tuple[str, str, str]]) -> None:
         for person, role, session in sessions:
             self.table.end_session(Action(Sessions.new_id() + Sessions.new_id(), "sign_out", person,
@@ -211,6 +239,8 @@ class ServiceLoop:
             return 1
         if self.floor is not None:
             self.floor.start()  # the ledger verified, the start committed: it sends from its cursor
+        if self.monitor is not None:
+            self.monitor.start()  # reads the ledger from the shoes it compares with
         self.log.info("daemon.start", version=__version__, profile=self.config.profile,
                       transport=self.transport.name, capture=str(self.capture_path))
         wait = self.config.reconnect_min
@@ -246,6 +276,7 @@ class ServiceLoop:
                     self.transport.close()
                     down_since = time.monotonic()
                 self.serve_console()
+                self.serve_monitor()
         except Exception:
             # Unexpected: say so with the traceback, exit non-zero, let systemd restart us.
             self.log.exception("daemon.crash", **table.where())
@@ -257,6 +288,7 @@ class ServiceLoop:
                 self.serve_console()  # what was already handed over is answered
                 self._sessions_ended("stopped", [(s.person, s.role.value, s.id)
                                                  for s in self.console.close_sessions()])
+            self._drain_monitor()
             table.record("daemon.stop", table.where())
             if self.floor is not None:
                 self.floor.stop(drain=FLOOR_DRAIN)
@@ -282,7 +314,19 @@ class ServiceLoop:
                 self.serve_console()
             else:
                 self.stop_event.wait(min(left, self.reporter.slice))
+            self.serve_monitor(now=True)
             self.reporter.beat()
+
+
+def _tell_all(calls: list[Callable[[], None]]) -> Callable[[], None]:
+    if len(calls) == 1:
+        return calls[0]
+
+    def tell() -> None:
+        for call in calls:
+            call()
+
+    return tell
 
 
 def _fan_out(sinks: list[Callable[[bytes], None]]) -> Callable[[bytes], None]:

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from drivers.records import opens_shoe
 from shoe_daemon.service.notify import Notifier
 
 STATUS_FILE = "status.json"
@@ -36,6 +37,8 @@ SLICE = 1.0  # s: the longest single wait in the loop when no watchdog interval 
 
 RUNNING, NOT_IN_PLAY, CANNOT_READ, NOT_RUNNING = 0, 1, 2, 3
 UNMADE = "not made yet"  # the ledger's file is there, its tables not yet
+ODDS_ALARMS = ("odds.alarm", "integrity.alarm")  # the odds monitor's (docs/odds.md)
+ALARMS_SHOWN = 5
 
 _STATE_WORDS = {
     "no_shoe": "no shoe loaded",
@@ -80,6 +83,7 @@ class ServiceStatus:
     hold: tuple[str, str] | None  # code and rule of the hold in force
     floor: FloorStatus | None = None  # None: no [floor], no link
     latches: tuple[str, ...] = ()  # the console's open latches ("hold-1-4-1 (WRONG_ORDER)")
+    odds: str = ""  # the odds monitor's words: the coup to come, alarms (for the pit)
 
 
 def _clock(unix: float) -> str:
@@ -168,7 +172,8 @@ class StatusReporter:
             doing = _STATE_WORDS.get(s.state, s.state.replace("_", " "))
         if s.latches:  # the console's: no coup starts until each is resolved there
             doing += f"; {len(s.latches)} open on the console: {', '.join(s.latches)}"
-        return f"{' '.join(where) + ', ' if where else ''}{doing}"
+        odds = f"; {s.odds}" if s.odds else ""
+        return f"{' '.join(where) + ', ' if where else ''}{doing}{odds}"
 
     def _say(self, phase: str, text: str) -> None:
         self.phase, self.text = phase, text
@@ -194,6 +199,7 @@ class StatusReporter:
             "coup": s.coup,
             "hold": s.hold[0] if s.hold else None,
             "latches": list(s.latches),
+            "odds": s.odds,
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
             "floor": None if s.floor is None else {
@@ -248,7 +254,7 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
     from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
 
     facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None,
-                             "unmade": None}
+                             "unmade": None, "alarms": []}
     try:
         reader = LedgerReader(state_dir)
     except AuditError as e:
@@ -266,6 +272,10 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
             last[record.kind] = record
             if record.kind == "daemon.start":
                 last.pop("daemon.stop", None)
+            elif record.kind == "frame" and opens_shoe(record.body):
+                facts["alarms"] = []  # the odds monitor's alarms of the shoe in play only
+            elif record.kind in ODDS_ALARMS:
+                facts["alarms"].append(record.body)
             elif record.kind == "result":
                 line = record.body["line"]
                 if line["event"] == "coup.result":
@@ -345,6 +355,7 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     if facts["hold"] is not None:
         h = facts["hold"]
         lines.append(f"open hold: {h['code']} ({h['rule']}) at shoe {h['shoe']} coup {h['coup']}")
+    lines += _odds_lines(last.get("odds.exposure"), facts["alarms"])
     if facts["chain"] == UNMADE:
         lines.append("ledger: being made by the starting daemon" if running or starting else
                      "ledger: its file has no tables: a first start stopped before making "
@@ -358,6 +369,29 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
     if floor:
         lines.append(floor)
     return Summary(code, lines)
+
+
+def _odds_lines(exposure: Any, alarms: list[dict[str, Any]]) -> list[str]:
+    """The odds monitor's last exposure, the shoe in play's integrity alarms, and the bets
+    in the players' favour now with the alarm that said so (for the pit; the table's display
+    never shows them). Every alarm is in the ledger; the turns back and forth are not listed."""
+    lines = []
+    if exposure is not None:
+        late = " (committed late)" if exposure.body.get("late") else ""
+        lines.append(f"odds at {_iso(exposure.wall_ns)}{late}: {exposure.body['words']}")
+    latest: dict[str, dict[str, Any]] = {}
+    for alarm in alarms:
+        if "test" in alarm:
+            lines.append(f"alarm: {alarm['words']}")
+        else:
+            latest[alarm["bet"]] = alarm
+    favoured = [a for a in latest.values() if a["turned"] == "players"]
+    lines += [f"alarm: {a['words']}" for a in favoured[-ALARMS_SHOWN:]]
+    turns = len(alarms) - sum(1 for a in alarms if "test" in a)
+    if turns > len(favoured):
+        lines.append(f"({turns} turns of bets to and from the players in this shoe in the "
+                     "ledger)")
+    return lines
 
 
 def _floor_line(state_dir: Path, said: dict[str, Any] | None, running: bool,

@@ -260,6 +260,12 @@ class Table:
         self._backlog.append((kind, body))
         self._append([])
 
+    def note(self, kind: str, body: dict[str, Any]) -> None:
+        """An event with no frame behind it that can wait a moment: committed ahead of the
+        next frames, in their transaction, or when the line is quiet (`idle`), so it never
+        costs a deciding frame a commit of its own (the odds monitor's findings)."""
+        self._backlog.append((kind, body))
+
     # ---- start: the ledger is the truth ----------------------------------------------------------
 
     def restore(self) -> Receiver:
