@@ -117,7 +117,7 @@ done
     printf 'Package: %s\nVersion: %s\nArchitecture: %s\n' "$PACKAGE" "$VERSION" "$ARCH"
     printf 'Maintainer: shoe-daemon maintainers <root@localhost>\nSection: misc\n'
     printf 'Priority: optional\nDepends: %s\nRecommends: %s\n' "$DEPENDS" "$RECOMMENDS"
-    [ "$FLOOR" -eq 1 ] || printf 'Suggests: chromium\n'
+    [ "$FLOOR" -eq 1 ] || printf 'Suggests: chromium, fonts-wqy-microhei\n'
     printf 'Installed-Size: %s\nDescription: %s\n' "$(du -sk "$stage" | cut -f1)" "$SUMMARY"
 } >"$stage/DEBIAN/control"
 mkdir -p "$OUT"

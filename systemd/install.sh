@@ -131,7 +131,9 @@ install_table() {
     # 1. Packages: Python with venv, libusb for pyusb, openssl for the regulator's checks.
     if [ "$APT" -eq 1 ]; then
         local packages=(python3 python3-venv libusb-1.0-0 openssl udev systemd ca-certificates)
-        [ "$KIOSK" -eq 1 ] && packages+=(chromium curl)
+        # The kiosk: Chromium, curl for its wait on the display, and a CJK font for a display
+        # in Chinese (docs/display.md, "Languages").
+        [ "$KIOSK" -eq 1 ] && packages+=(chromium curl fonts-wqy-microhei)
         apt_install "${packages[@]}"
     fi
 
