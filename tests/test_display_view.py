@@ -545,3 +545,21 @@ def test_no_card_code_anywhere_but_the_coup_in_play_whatever_the_new_fields(prof
         assert codes_in(rest) == set(), rest
         seen_history = seen_history or len(view["history"]["big_eye_boy"]) > 3
     assert seen_history
+
+
+def test_amounts_written_the_house_way_when_the_table_money_says_how():
+    """The table's money hands the display its house's way of writing an amount (003's
+    "Fr. 1,170"): every amount then reads as the bank's call does, in any language; without
+    it, the language's own (Babel)."""
+    from decimal import Decimal as D
+
+    from shoe_daemon.display.stakes import Payout, Payouts, payouts_view
+
+    payouts = Payouts("CHF", 1, 1, (Payout(1, "bank", D("800"), D("1370"), "won"),), D("30"))
+    house = payouts_view(payouts, "de", lambda amount: f"Fr. {amount:,.0f}")
+    babel = payouts_view(payouts, "de")
+    assert house is not None and babel is not None
+    assert [house["commission"]["text"], house["lines"][0]["paid"]["text"]] == [
+        "Fr. 30", "Fr. 1,370"]
+    assert house["lines"][0]["paid"]["value"] == babel["lines"][0]["paid"]["value"] == "1370.00"
+    assert babel["commission"]["text"] != "Fr. 30" and "CHF" in babel["commission"]["text"]

@@ -126,9 +126,10 @@ def test_baden_bank_stakes_payouts_and_the_banco_called_on_the_display(tmp_path,
             assert page.inner_text("#banco") == "Banco called by seat 2"
             rows = page.evaluate("[...document.querySelectorAll('#payouts-rows .money-row')]"
                                  ".map((r) => r.textContent)")
-            assert rows[-1] == "Seat 1BankCHF800.00wonCHF1,370.00", rows
+            # Every amount as the house writes it, as its bank's call is (003: "Fr.").
+            assert rows[-1] == "Seat 1BankFr. 800wonFr. 1,370", rows
             assert page.inner_text("#payouts-label") == "Coup 1: payouts"
-            assert page.inner_text("#payouts-sum") == "Commission CHF30.00"
+            assert page.inner_text("#payouts-sum") == "Commission Fr. 30"
             assert page.inner_text("#stakes-label") == "Stakes"
             page.screenshot(path=str(Path("out/screenshots").resolve() / "display-money.png")
                             if Path("out/screenshots").is_dir() else str(tmp_path / "x.png"))
@@ -167,6 +168,10 @@ def test_punto_banco_limits_bets_and_payouts_on_the_display(tmp_path, browser):
             (1, "banco", "won", "195.00"), (2, "punto", "lost", "0.00"),
             (3, "egalite", "lost", "0.00")]
         assert payouts["commission"]["value"] == "5.00"
+        # Written as the house writes amounts (Baden: "Fr."), whatever the display's language.
+        assert (payouts["lines"][0]["paid"]["text"], payouts["commission"]["text"]) == (
+            "Fr. 195", "Fr. 5")
+        assert state(url)["limits"]["bets"][0]["maximum"]["text"] == "Fr. 5,000"
         context = browser.new_context(viewport={"width": 800, "height": 480})
         try:
             page = context.new_page()

@@ -13,7 +13,8 @@ profile says why it shows them).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -27,8 +28,9 @@ from shoe_daemon.display.stakes import (
     Stakes,
     Wager,
 )
+from shoe_daemon.money.amounts import Currency
 from shoe_daemon.money.bank import Phase
-from shoe_daemon.money.display import format_bank
+from shoe_daemon.money.display import Locale, format_bank, format_money
 from shoe_daemon.money.limits import TableLimits
 from shoe_daemon.money.round import Round
 from shoe_daemon.money.stakes import BANCO_FORMS
@@ -44,6 +46,16 @@ class ShownMoney:
     limits: Limits | None
     stakes: Stakes | None
     payouts: Payouts | None
+
+
+def house_writing(money: TableMoney) -> Callable[[Decimal], str]:
+    """How the house writes an amount ("Fr. 1,170", its profile's locale), for every amount
+    the display shows: the same as its bank's call, whatever the display's language."""
+    return functools.partial(_written, money.profile.currency.value, money.profile.locale.value)
+
+
+def _written(currency: Currency, locale: Locale, amount: Decimal) -> str:
+    return format_money(amount, currency, locale)
 
 
 def shown_money(money: TableMoney, settlement: Mapping[str, Any] | None) -> ShownMoney:

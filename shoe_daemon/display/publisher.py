@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from shoe_daemon.display.stakes import Bank, Limits, Payouts, Stakes
+from shoe_daemon.display.stakes import Bank, Limits, Payouts, Stakes, Write
 from shoe_daemon.display.view import Published, public_view
 from shoe_daemon.display.words import Words
 from shoe_daemon.game.coup import CoupMachine
@@ -37,6 +37,7 @@ class TableDisplay:
         self.limits: Limits | None = None
         self.stakes: Stakes | None = None
         self.payouts: Payouts | None = None
+        self.write: Write = None
         self._last: bytes | None = None
 
     def rebuild(self, lines: Iterable[dict[str, Any]]) -> None:
@@ -64,11 +65,17 @@ class TableDisplay:
         """The last decided coup's settlement as committed (None: none to show)."""
         self.payouts = payouts
 
+    def set_amounts(self, write: Write) -> None:
+        """How the house writes an amount ("Fr. 1,170"), from the table's money, so the bank as
+        the house calls it and the stakes, payouts and limits read alike (None: as the
+        display's language writes them)."""
+        self.write = write
+
     def snapshot(self, machine: CoupMachine) -> bytes:
         """The view as JSON, the history's kept JSON spliced in."""
         table = machine.public
         view = public_view(table, machine.profile, self.published, self.table, self.words,
-                           self.bank, self.limits, self.stakes, self.payouts)
+                           self.bank, self.limits, self.stakes, self.payouts, self.write)
         shoe = table.shoe.number if table.shoe is not None else None
         history = self.published.history.json(shoe)
         return _dumps(view)[:-1] + b',"history":' + history + b"}"

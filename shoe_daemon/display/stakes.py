@@ -15,6 +15,7 @@ table's money").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -168,47 +169,62 @@ class Payouts:
         _check_amount("commission", self.commission)
 
 
-def money(value: Decimal, currency: str, locale: str) -> dict[str, str]:
-    """An amount as the view sends it: exact, its currency, and as the language writes it
-    (XXX, no currency: chips or credits, the number alone)."""
+#: The house's way of writing an amount ("Fr. 1,170"), from the table's money; None: the
+#: display's language's (Babel).
+Write = Callable[[Decimal], str] | None
+
+
+def money(value: Decimal, currency: str, locale: str, write: Write = None) -> dict[str, str]:
+    """An amount as the view sends it: exact, its currency, and as the house writes it when
+    the table's money says how (so the bank's call and every other amount read alike), else
+    as the language writes it (XXX, no currency: chips or credits, the number alone)."""
     from babel.numbers import format_currency, format_decimal, get_currency_precision
 
     exact = value.quantize(Decimal(1).scaleb(-get_currency_precision(currency)))
-    text = format_decimal(exact, locale=locale) if currency == NO_CURRENCY else \
-        format_currency(exact, currency, locale=locale)
+    if write is not None:
+        text = write(exact)
+    elif currency == NO_CURRENCY:
+        text = format_decimal(exact, locale=locale)
+    else:
+        text = format_currency(exact, currency, locale=locale)
     return {"value": str(exact), "currency": currency, "text": text}
 
 
-def bank_view(bank: Bank | None, locale: str) -> dict[str, Any] | None:
+def bank_view(bank: Bank | None, locale: str, write: Write = None) -> dict[str, Any] | None:
     if bank is None:
         return None
-    return {"amount": money(bank.amount, bank.currency, locale), "called": bank.called,
+    return {"amount": money(bank.amount, bank.currency, locale, write), "called": bank.called,
             "holder_seat": bank.holder_seat, "banco_seat": bank.banco_seat, "suivi": bank.suivi}
 
 
-def stakes_view(stakes: Stakes | None, locale: str) -> dict[str, Any] | None:
+def stakes_view(stakes: Stakes | None, locale: str, write: Write = None
+                ) -> dict[str, Any] | None:
     if stakes is None:
         return None
     return {"closed": stakes.closed, "wagers": [
-        {"place": w.place, "play": w.play, "amount": money(w.amount, stakes.currency, locale)}
+        {"place": w.place, "play": w.play,
+         "amount": money(w.amount, stakes.currency, locale, write)}
         for w in stakes.wagers]}
 
 
-def payouts_view(payouts: Payouts | None, locale: str) -> dict[str, Any] | None:
+def payouts_view(payouts: Payouts | None, locale: str, write: Write = None
+                 ) -> dict[str, Any] | None:
     if payouts is None:
         return None
     currency = payouts.currency
     return {"shoe": payouts.shoe, "coup": payouts.coup, "void": payouts.void,
-            "commission": money(payouts.commission, currency, locale),
+            "commission": money(payouts.commission, currency, locale, write),
             "lines": [{"place": x.place, "play": x.play, "result": x.result,
-                       "staked": money(x.staked, currency, locale),
-                       "paid": money(x.paid, currency, locale)} for x in payouts.lines]}
+                       "staked": money(x.staked, currency, locale, write),
+                       "paid": money(x.paid, currency, locale, write)} for x in payouts.lines]}
 
 
-def limits_view(limits: Limits | None, locale: str) -> dict[str, Any] | None:
+def limits_view(limits: Limits | None, locale: str, write: Write = None
+                ) -> dict[str, Any] | None:
     if limits is None:
         return None
-    return {"currency": limits.currency, "bets": [
-        {"bet": row.bet, "minimum": money(row.minimum, limits.currency, locale),
-         "maximum": None if row.maximum is None else money(row.maximum, limits.currency, locale)}
+    currency = limits.currency
+    return {"currency": currency, "bets": [
+        {"bet": row.bet, "minimum": money(row.minimum, currency, locale, write),
+         "maximum": None if row.maximum is None else money(row.maximum, currency, locale, write)}
         for row in limits.bets]}

@@ -43,6 +43,7 @@ from shoe_daemon.display.stakes import (
     Limits,
     Payouts,
     Stakes,
+    Write,
     bank_view,
     limits_view,
     payouts_view,
@@ -177,8 +178,9 @@ def coups_left(table: TableState, profile: HouseProfile, history: History) -> in
 def public_view(table: TableState, profile: HouseProfile, published: Published, name: str,
                 words: Words | None = None, bank: Bank | None = None,
                 limits: Limits | None = None, stakes: Stakes | None = None,
-                payouts: Payouts | None = None) -> dict[str, Any]:
-    """The view without its history (the publisher splices the history's own JSON in)."""
+                payouts: Payouts | None = None, write: Write = None) -> dict[str, Any]:
+    """The view without its history (the publisher splices the history's own JSON in).
+    `write`: the house's way of writing an amount, when the table's money gives it."""
     words = words or Words()
     shoe = table.shoe
     return {
@@ -201,19 +203,20 @@ def public_view(table: TableState, profile: HouseProfile, published: Published, 
         },
         "coup": _coup(table, published, words),
         "hold": _hold(table, words),
-        "bank": bank_view(bank, words.locale),
-        "limits": limits_view(limits, words.locale),
-        "stakes": stakes_view(stakes, words.locale),
-        "payouts": payouts_view(payouts, words.locale),
+        "bank": bank_view(bank, words.locale, write),
+        "limits": limits_view(limits, words.locale, write),
+        "stakes": stakes_view(stakes, words.locale, write),
+        "payouts": payouts_view(payouts, words.locale, write),
     }
 
 
 def table_view(table: TableState, profile: HouseProfile, published: Published, name: str,
                words: Words | None = None, bank: Bank | None = None,
                limits: Limits | None = None, stakes: Stakes | None = None,
-               payouts: Payouts | None = None) -> dict[str, Any]:
+               payouts: Payouts | None = None, write: Write = None) -> dict[str, Any]:
     """The whole display as JSON-able data; safe to send to anyone."""
-    view = public_view(table, profile, published, name, words, bank, limits, stakes, payouts)
+    view = public_view(table, profile, published, name, words, bank, limits, stakes, payouts,
+                       write)
     shoe = table.shoe
     view["history"] = published.history.view(shoe.number if shoe is not None else None)
     return view

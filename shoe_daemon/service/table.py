@@ -57,7 +57,7 @@ from shoe_daemon.console.actions import Action, Refused, admit
 from shoe_daemon.console.desk import Outcome, TableConsole
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
-from shoe_daemon.console.shown_money import shown_money
+from shoe_daemon.console.shown_money import house_writing, shown_money
 from shoe_daemon.console.till import MONEY_KINDS, Till
 from shoe_daemon.game.coup import BETWEEN_COUPS, CoupMachine
 from shoe_daemon.game.rules import HouseProfile
@@ -640,6 +640,8 @@ class Table:
         self._money_shown = till.version
         try:
             shown = shown_money(till.money, till.settlement)
+            if display.write is None:
+                display.set_amounts(house_writing(till.money))
             display.set_bank(shown.bank)
             display.set_limits(shown.limits)
             display.set_stakes(shown.stakes)
