@@ -27,6 +27,7 @@ from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.console.people import Person, Role, people_paths
 from shoe_daemon.console.recall import Recall
 from shoe_daemon.console.server import ConsoleServer
+from shoe_daemon.odds.tracker import KINDS as MONITOR_KINDS
 from shoe_daemon.service import config
 from shoe_daemon.service.loop import ServiceLoop
 
@@ -219,6 +220,11 @@ class ConsoleTable:
 
     def client(self) -> Client:
         return Client(self.url)
+
+    def kept(self) -> list[tuple[int, str]]:
+        """What the requests kept: the ledger's records but the odds monitor's, which it
+        commits at its own moments after a coup (docs/odds.md), whatever the console does."""
+        return [(r.idx, r.kind) for r in self.records() if r.kind not in MONITOR_KINDS]
 
     def records(self, kind: str | None = None) -> list[Any]:
         ledger = Ledger(self.state)

@@ -49,14 +49,14 @@ class Play:
     def refused(self, kind: str, status: int, code: str | None = None, /,
                 as_: Client | None = None, **args: str) -> dict[str, Any]:
         """Refused with `status` (and the money's `code`, with its rule), nothing kept."""
-        before = [(r.idx, r.kind) for r in self.t.records()]
+        before = self.t.kept()
         money = self.t.loop.table.till.money if self.t.loop.table.till else None
         got, body = (as_ or self.bob).act(kind, **args)
         assert got == status, (kind, args, body)
         if code is not None:
             assert body["code"] == code and body["rule"], body
             assert body["rule"] in body["error"]
-        assert [(r.idx, r.kind) for r in self.t.records()] == before
+        assert self.t.kept() == before
         if money is not None:
             assert self.t.loop.table.till.money is money
         return body

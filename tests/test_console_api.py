@@ -21,7 +21,7 @@ def table(tmp_path: Path) -> Iterator[ConsoleTable]:
 
 
 def kept(t: ConsoleTable) -> list[Any]:
-    return [(r.idx, r.kind) for r in t.records()]
+    return t.kept()
 
 
 def refused(t: ConsoleTable, send: Any, status: int, words: str) -> dict[str, Any]:

@@ -129,8 +129,23 @@ def test_every_latch_is_signed_off_on_the_page_and_nothing_face_down_leaks(tmp_p
                     page.fill(f"{box} .reason", "checked")
                 if page.locator(f"{box} .resolve").is_disabled():
                     continue  # a fault the shoe still reports: wait for it to clear
-                page.click(f"{box} .resolve")
-                wait_until(page, f"!document.querySelector(\"{box}\")")
+                with page.expect_response(lambda r: r.url.endswith("/api/actions")) as answer:
+                    page.click(f"{box} .resolve")
+                if latch["id"].startswith("fault-"):
+                    # A fault's latch goes, unless the shoe reports that fault again at once: its
+                    # latch has the same id (one latch a fault code). A click on what the page
+                    # showed a moment before is then refused, saying why (resolved already, or
+                    # the shoe reports the fault again), and nothing is kept (the ledger's count
+                    # below).
+                    if answer.value.status != 200:
+                        assert answer.value.status in (403, 409) and any(
+                            why in answer.value.text() for why in
+                            ("no open latch", "the shoe still reports the fault")), \
+                            answer.value.text()
+                        continue
+                else:
+                    assert answer.value.status == 200, answer.value.text()
+                    wait_until(page, f"!document.querySelector(\"{box}\")")
                 signed_off += 1
             time.sleep(0.05)
         assert shoe.returncode == 0, (tmp_path / "shoe.log").read_text()

@@ -53,7 +53,7 @@ def test_malformed_oversized_unsigned_wrong_role_and_replayed_money_requests(tmp
         # Oversized: the server refuses the body before reading it.
         body = json.dumps({"id": new_id(), "kind": "stake", "args": {
             "who": "seat 3", "amount": "10"}, "pad": "x" * 9000}).encode()
-        before = [(r.idx, r.kind) for r in play.t.records()]
+        before = play.t.kept()
         status, answer, _ = play.bob.post("/api/actions", raw=body)
         assert status == 413 and "at most 8192 bytes" in answer["error"]
         # Without a session; with the wrong role; replayed.
@@ -66,14 +66,14 @@ def test_malformed_oversized_unsigned_wrong_role_and_replayed_money_requests(tmp
             status, answer = play.bob.act(kind, **args)
             assert status == 403, answer
             assert answer["error"] == f"{kind} needs a supervisor: bob is a croupier"
-        assert [(r.idx, r.kind) for r in play.t.records()] == before
+        assert play.t.kept() == before
         request = {"id": new_id(), "kind": "stake", "args": {"who": "seat 3", "amount": "10"}}
         assert play.bob.post("/api/actions", request)[0] == 200
-        after = [(r.idx, r.kind) for r in play.t.records()]
+        after = play.t.kept()
         status, answer, _ = play.bob.post("/api/actions", request)
         assert status == 409 and "refused as replayed" in answer["error"]
         status, answer, _ = play.ana.post("/api/actions", request)  # another session too
         assert status == 409 and "refused as replayed" in answer["error"]
-        assert [(r.idx, r.kind) for r in play.t.records()] == after
+        assert play.t.kept() == after
         stakes = play.t.loop.table.till.money.round.stakes
         assert [(s.who.key, str(s.amount)) for s in stakes] == [("seat 3", "10.00")]
