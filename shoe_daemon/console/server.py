@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import json
 import ssl
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -36,6 +34,7 @@ from shoe_daemon.console.desk import Inbox, Outcome
 from shoe_daemon.console.people import PeopleFile
 from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
 from shoe_daemon.console.sessions import Seen, Session, Sessions, Throttle
+from shoe_daemon.display.background import BackgroundServer
 
 STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
 MAX_BODY = 8 * 1024  # bytes: the largest request is a reason of 300 characters
@@ -113,37 +112,32 @@ class _Client:
     task: asyncio.Task[Any] | None = None
 
 
-class ConsoleServer:
+class ConsoleServer(BackgroundServer):
     """The console's page and API for one table; `inbox` is what the table's loop serves.
 
     `recall(shoe, coup)` answers the recall page (console/recall.py), off the event loop.
     """
+
+    NAME = "console"
 
     def __init__(self, host: str, port: int, *, people: PeopleFile,
                  recall: Callable[[int | None, int | None], dict[str, Any]] | None = None,
                  ssl_context: ssl.SSLContext | None = None, idle: float = 900,
                  longest: float = 43200, log: Any = None, patience: float = PATIENCE,
                  loopback: bool = True) -> None:
-        self.host, self.port = host, port
+        super().__init__(host, port, log)
         self.people = people
         self.recall = recall
         self.ssl_context = ssl_context
         self.loopback = loopback
-        self.log = log
         self.patience = patience
         self.inbox = Inbox()
         self.sessions = Sessions(idle, longest)
         self.throttle = Throttle()
         self.seen = Seen(longest)
-        self.url = ""
         self._view = b"{}"
         self._console = EMPTY_CONSOLE
-        self._clients: set[_Client] = set()
         self._hosts: set[str] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._stopped: asyncio.Event | None = None
 
     @property
     def tls(self) -> bool:
@@ -156,54 +150,13 @@ class ConsoleServer:
 
     # ---- any thread ----------------------------------------------------------------------------
 
-    def start(self) -> str:
-        """Bind and serve in a new thread; the URL, or OSError if the address is taken."""
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                loop.run_until_complete(self._bind())
-            except BaseException as e:
-                failure.append(e)
-                ready.set()
-                loop.close()
-                return
-            ready.set()
-            try:
-                loop.run_until_complete(self._serve())
-            finally:
-                left = asyncio.all_tasks(loop)
-                for task in left:
-                    task.cancel()
-                if left:
-                    loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
-                loop.close()
-
-        self._thread = threading.Thread(target=serve, name="console", daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            raise failure[0]
-        return self.url
-
-    def stop(self) -> None:
-        loop, stopped = self._loop, self._stopped
-        if loop is not None and stopped is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stopped.set)
-        if self._thread is not None:
-            self._thread.join(5)
-
     def publish_view(self, view: bytes) -> None:
         """The table display's public view, as committed; never blocks."""
-        self._call_soon(self._set, "_view", view)
+        self.call_soon(self._set, "_view", view)
 
     def publish_console(self, state: bytes) -> None:
         """The console's own state (latches, refused KEYs), as committed; never blocks."""
-        self._call_soon(self._set, "_console", state)
+        self.call_soon(self._set, "_console", state)
 
     def close_sessions(self, timeout: float = 2.0) -> list[Session]:
         """Every session ended now (the daemon stops); they are returned for the ledger."""
@@ -222,12 +175,6 @@ class ConsoleServer:
         except (concurrent.futures.TimeoutError, RuntimeError):
             return []
 
-    def _call_soon(self, work: Callable[..., None], *args: Any) -> None:
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(work, *args)
-
     # ---- the server's loop: set-up --------------------------------------------------------------
 
     async def _bind(self) -> None:
@@ -242,35 +189,19 @@ class ConsoleServer:
         app.router.add_post("/api/actions", self._actions)
         app.router.add_get("/api/recall", self._recall)
         app.router.add_static("/static/", STATIC)
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
-                                     shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True,
-                           ssl_context=self.ssl_context)
-        try:
-            await site.start()
-        except BaseException:
-            await self._runner.cleanup()
-            raise
-        host, port = self._runner.addresses[0][:2]
-        self.port = port
-        scheme = "https" if self.tls else "http"
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"{scheme}://{shown}:{port}/"
+        shown = await self._listen(app, self.ssl_context)
+        port = self.port
+        self.url = f"{'https' if self.tls else 'http'}://{shown}:{port}/"
         if self.loopback:
             self._hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}",
                            f"{shown}:{port}"}
-        self._stopped = asyncio.Event()
 
     async def _serve(self) -> None:
-        assert self._stopped is not None and self._runner is not None
+        assert self._stopped is not None
         sweeper = asyncio.create_task(self._sweep())
         await self._stopped.wait()
-        sweeper.cancel()
-        for client in list(self._clients):
-            if client.task is not None:
-                client.task.cancel()
-        await self._runner.cleanup()
+        sweeper.cancel()  # no session ends as expired while the streams end
+        await super()._serve()
 
     async def _sweep(self) -> None:
         while True:

@@ -1,5 +1,5 @@
 """A read-only page with a Server-Sent Events stream, served by aiohttp on its own asyncio
-loop in its own thread: the table display's server and the pit's share it.
+loop in its own thread (background.py): the table display's server and the pit's share it.
 
 The caller's loop (the table's, the collector's news) is synchronous and must never wait for
 a screen, so it only hands work over (`call_soon`, a `call_soon_threadsafe`) and goes on. Each
@@ -12,14 +12,13 @@ Read-only: every route is GET (and HEAD); anything else is 405.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+
+from shoe_daemon.display.background import BackgroundServer
 
 KEEPALIVE = 15.0  # s between SSE comments: finds dead connections, keeps proxies open
 RETRY_MS = 1000  # EventSource's wait before reconnecting
@@ -30,10 +29,6 @@ HEADERS = {
 }
 
 
-async def _finish(tasks: set[asyncio.Task[Any]]) -> None:
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
 @dataclass(eq=False)
 class Client:
     queue: asyncio.Queue[bytes]
@@ -41,7 +36,7 @@ class Client:
     dropped: bool = False
 
 
-class SseServer:
+class SseServer(BackgroundServer):
     """Serves `STATIC`'s page, a JSON snapshot at `SNAPSHOT` and a stream at /api/events.
 
     A subclass says what the snapshot and the stream's first event are; everything it sends
@@ -52,16 +47,9 @@ class SseServer:
     NAME = "sse"  # the thread's name and the log events' prefix
 
     def __init__(self, host: str, port: int, queue_size: int, log: Any = None) -> None:
-        self.host, self.port = host, port
+        super().__init__(host, port, log)
         self.queue_size = queue_size
-        self.log = log
-        self.url = ""
         self.dropped = 0  # clients dropped for lagging, since start
-        self._clients: set[Client] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._stopped: asyncio.Event | None = None
 
     @property
     def clients(self) -> int:
@@ -74,58 +62,6 @@ class SseServer:
     def first_event(self) -> bytes:
         raise NotImplementedError
 
-    # ---- any thread -----------------------------------------------------------------------
-
-    def start(self) -> str:
-        """Bind and serve in a new thread; the bound URL, or OSError if the address is taken."""
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                loop.run_until_complete(self._bind())
-            except BaseException as e:  # handed to the starting thread
-                failure.append(e)
-                ready.set()
-                loop.close()
-                return
-            ready.set()
-            try:
-                loop.run_until_complete(self._serve())
-            finally:
-                # What is still running (a screen connecting as the server stopped) ends here,
-                # on a live loop, as asyncio.run ends its tasks.
-                left = asyncio.all_tasks(loop)
-                for task in left:
-                    task.cancel()
-                if left:
-                    loop.run_until_complete(_finish(left))
-                loop.close()
-
-        self._thread = threading.Thread(target=serve, name=self.NAME, daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            raise failure[0]
-        return self.url
-
-    def call_soon(self, work: Callable[..., None], *args: Any) -> None:
-        """Run `work(*args)` on the server's loop; never blocks the caller."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(work, *args)
-
-    def stop(self) -> None:
-        loop, stopped = self._loop, self._stopped
-        if loop is not None and stopped is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stopped.set)
-        if self._thread is not None:
-            self._thread.join(5)
-
     # ---- the server's loop ----------------------------------------------------------------
 
     async def _bind(self) -> None:
@@ -135,27 +71,8 @@ class SseServer:
         app.router.add_get("/api/events", self._events, allow_head=False)
         app.router.add_static("/static/", self.STATIC)
         app.on_response_prepare.append(self._secure)
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None,
-                                     shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        try:
-            await site.start()
-        except BaseException:
-            await self._runner.cleanup()
-            raise
-        host, port = self._runner.addresses[0][:2]
-        self.port = port
-        self.url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
-        self._stopped = asyncio.Event()
-
-    async def _serve(self) -> None:
-        assert self._stopped is not None and self._runner is not None
-        await self._stopped.wait()
-        for client in list(self._clients):
-            if client.task is not None:
-                client.task.cancel()
-        await self._runner.cleanup()
+        host = await self._listen(app)
+        self.url = f"http://{host}:{self.port}/"
 
     def fan_out(self, event: bytes) -> None:
         """One whole SSE event to every client (on the server's loop)."""
