@@ -112,7 +112,12 @@ def load_key(path: Path) -> bytes:
     try:
         return bytes.fromhex(path.read_text().strip())
     except FileNotFoundError:
-        pass
+        return new_key_file(path)
+
+
+def new_key_file(path: Path) -> bytes:
+    """A new random 32-byte key in hex at `path`, made only if no file is there (O_EXCL),
+    readable by its owner alone (0600), on disk before it is used."""
     key = secrets.token_bytes(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:

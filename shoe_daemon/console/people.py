@@ -38,6 +38,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from shoe_daemon.audit.ledger import new_key_file
+
 PEOPLE_FILE = "people.json"
 KEY_FILE = "people.key"
 VERSION = 1
@@ -47,6 +49,7 @@ BADGE_MAX = 64
 NAME_MAX = 80
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}  # 16 MiB, tens of ms a run: per sign-in, not per touch
 SCRYPT_MAXMEM = 64 * 2**20
+
 
 
 class Role(StrEnum):
@@ -101,13 +104,7 @@ def load_key(path: Path, create: bool = False) -> bytes:
             raise PeopleError(f"{path}: no people key (run `shoe-daemon people add`)") from None
     except (OSError, ValueError) as e:
         raise PeopleError(f"{path}: cannot read the people key ({e})") from e
-    key = secrets.token_bytes(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(key.hex() + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    return key
+    return new_key_file(path)
 
 
 def badge_digest(key: bytes, badge: str) -> str:
