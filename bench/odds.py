@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
@@ -35,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.latency import machine_name as latency_machine  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
 from shoe_daemon.game.rules import HouseProfile  # noqa: E402
@@ -48,17 +48,9 @@ GOAL_MS = 20.0
 
 
 def machine_name() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    """The machine as bench/latency.py names it, with its load now."""
     load = "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    return (f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs, "
-            f"Python {platform.python_version()}, {load}")
+    return f"{latency_machine()}, {load}"
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
