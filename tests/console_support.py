@@ -1,6 +1,7 @@
 """The console's tests' table: the real service loop and ledger, the real console server on
 a free port, real HTTP; the shoe is a transport the test feeds (the hardware edge), so that
-a test says exactly which frames come when.
+a test says exactly which frames come when. `ledger` (a slowed one) and the handoff's
+deadlines (`admit`, `answer`) may be given.
 
 People: `ana` (supervisor, PIN 4711, badge SUP-77), `bob` (croupier, PIN 1234, badge
 CR-12), `cy` (croupier, PIN 5555, no badge).
@@ -24,6 +25,7 @@ from drivers.messages import HOST_TO_SHOE, Ack, Lamp, Message
 from drivers.transport import Transport
 from hil.script import parse_script
 from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.console.answers import LedgerActions
 from shoe_daemon.console.people import Person, Role, people_paths
 from shoe_daemon.console.recall import Recall
 from shoe_daemon.console.server import ConsoleServer
@@ -185,7 +187,8 @@ class ConsoleTable:
     `money` (a `[money]` table), the table's money kept."""
 
     def __init__(self, state: Path, profile: str = "baden", idle: float = 900,
-                 money: dict[str, Any] | None = None) -> None:
+                 money: dict[str, Any] | None = None, ledger: Ledger | None = None,
+                 **handoff: float) -> None:
         self.state = state
         self.settings = settings(state, profile, money=money)
         self.shoe = FeedShoe()
@@ -193,9 +196,10 @@ class ConsoleTable:
         people.load(create_key=True)
         self.server = ConsoleServer("127.0.0.1", 0, people=people,
                                     recall=Recall(state, profile).answer, idle=idle,
-                                    longest=max(idle, 3600))
+                                    longest=max(idle, 3600), ledger=LedgerActions(state),
+                                    **handoff)
         self.url = self.server.start()
-        self.loop = ServiceLoop(self.settings, self.shoe, console=self.server)
+        self.loop = ServiceLoop(self.settings, self.shoe, ledger=ledger, console=self.server)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.rc: int | None = None
 

@@ -119,17 +119,28 @@ def test_a_supervisors_hold_refuses_a_croupier(tmp_path):
         assert ana.act("resolve", latch="hold-1-1-1", way="OK", reason="took it out")[0] == 200
 
 
-def test_replayed_requests(table):
+def test_a_request_sent_again_gets_its_first_answer_and_is_done_once(table):
     c = table.client()
     c.sign_in("bob", "1234")
     request = {"id": new_id(), **RESOLVE}
-    assert c.post("/api/actions", request)[0] == 200
-    body = refused(table, lambda: c.post("/api/actions", request), 409, "refused as replayed")
+    first = c.post("/api/actions", request)
+    assert first[0] == 200
+    after = kept(table)
+    again = c.post("/api/actions", {**request, "args": {**RESOLVE["args"], "way": "ENTER"}})
+    assert again[:2] == first[:2]  # the same status and body: done once
+    assert kept(table) == after
+    # The same id with other contents, or from another session: refused, nothing kept.
+    body = refused(table, lambda: c.post("/api/actions", {**request, "args": {
+        **RESOLVE["args"], "reason": "another reason"}}), 422, "sent before with other contents")
     assert request["id"] in body["error"]
-    # A refused request's id is spent too, and a sign-in's.
+    ana = table.client()
+    ana.sign_in("ana", "4711")
+    refused(table, lambda: ana.post("/api/actions", request), 409, "sent in another session")
+    # A request refused before the table saw it is refused again, and keeps nothing.
     bad = {"id": new_id(), "kind": "void", "args": {"reason": "xyz"}}
-    assert c.post("/api/actions", bad)[0] == 403
-    refused(table, lambda: c.post("/api/actions", bad), 409, "replayed")
+    refusal = refused(table, lambda: c.post("/api/actions", bad), 403, "void needs a supervisor")
+    assert refused(table, lambda: c.post("/api/actions", bad), 403, "needs a") == refusal
+    # A sign-in's id is spent by its record: sent again, it is refused as replayed.
     sign = {"id": new_id(), "method": "pin", "person": "cy", "pin": "5555"}
     other = table.client()
     assert other.post("/api/sign-in", sign)[0] == 200

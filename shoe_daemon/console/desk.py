@@ -1,86 +1,24 @@
 """The console's side of the table's loop: the people its KEYs are decided with, the
-requests the console's server hands over (`Inbox`), the console file beside the capture,
-and the console's own state (the latches, refused KEYs) pushed to the server.
-
-The table's loop is the one thread that plays the shoe's frames; the server runs in its
-own thread. A request crosses over through the inbox and its answer comes back on a
-`concurrent.futures.Future`: the loop never waits for the server, and the server's event
-loop waits for the answer without blocking. A request has a deadline: the loop refuses one
-it takes too late (the server has stopped waiting for it), so an answer the server gave up
-on is never a commit.
+inbox of actions the console's server hands over (console/handoff.py: the contract and its
+deadlines), the console file beside the capture, and the console's own state (the latches,
+refused KEYs) pushed to the server.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
-import queue
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from shoe_daemon.console.actions import Action
+from shoe_daemon.console.handoff import Inbox
 from shoe_daemon.console.people import PeopleFile, Roster
 from shoe_daemon.console.play import decide_key
 from shoe_daemon.console.replay_file import ReplayFileWriter
 from shoe_daemon.game.coup import LatchState, ReportState
 
 NOTICES = 5  # refused KEYs the console keeps showing
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A committed action: its record, the lines it decided, where the ledger put it, and
-    the money's records it made."""
-
-    record: dict[str, Any]
-    lines: list[dict[str, Any]]
-    index: int | None
-    money: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass(eq=False)
-class Request:
-    action: Action
-    deadline: float  # time.monotonic(): refused if taken later
-    future: concurrent.futures.Future[Outcome] = field(
-        default_factory=concurrent.futures.Future)
-
-
-class Inbox:
-    """Requests from the server's thread to the table's loop."""
-
-    def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[Request] = queue.SimpleQueue()
-        self._ready = threading.Event()
-
-    def submit(self, action: Action, patience: float) -> concurrent.futures.Future[Outcome]:
-        """Hand an action over; its answer (an Outcome, or Refused) comes on the future.
-        The loop refuses it if it takes it more than `patience` seconds from now."""
-        request = Request(action, time.monotonic() + patience)
-        self._queue.put(request)
-        self._ready.set()
-        return request.future
-
-    def take(self) -> list[Request]:
-        """Everything waiting, oldest first (the loop's thread; never blocks)."""
-        self._ready.clear()
-        taken = []
-        while True:
-            try:
-                taken.append(self._queue.get_nowait())
-            except queue.Empty:
-                return taken
-
-    def wait(self, timeout: float) -> None:
-        """Sleep until a request comes or `timeout` passes (the loop, while the shoe is away)."""
-        self._ready.wait(timeout)
-
-    def wake(self) -> None:
-        self._ready.set()
 
 
 def report_view(report: ReportState) -> dict[str, Any]:

@@ -2,16 +2,18 @@
 on its own listener, in its own thread with its own event loop, never on the display's.
 
 The table's loop hands over what changed and goes on (`publish_view`, `publish_console`);
-the server hands actions to the loop through the inbox (console/desk.py) and awaits the
-answer without blocking. What every request meets, in order:
+the server hands actions to the loop through the inbox and awaits the outcome without
+blocking, by the contract of console/handoff.py; the answers are kept for their retries
+(console/answers.py). What every request meets, in order:
 - its size (`MAX_BODY`) and, off loopback, TLS (the daemon refuses to start without it);
 - the `Host` it names (on loopback only this machine's names: no DNS rebinding);
 - for a POST: an `Origin` that is this console's own (and `Sec-Fetch-Site` if sent), a JSON
   body (no duplicate keys, no NaN), exactly the fields the request takes (schema.py);
 - a session (an HttpOnly, SameSite=Strict cookie) where one is needed, its person still
   configured with that role;
-- a client-made request id not seen before (a replay is refused);
-- the role the action needs; then the table's own checks, in its loop.
+- the action's kind and arguments, and the role it needs;
+- its client-made request id: a retry gets the first answer, or waits for it;
+- then the table's own checks, in its loop.
 A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger.
 """
 
@@ -30,15 +32,23 @@ from typing import Any
 from aiohttp import web
 
 from shoe_daemon.console.actions import ACTIONS, Action, Refused, arguments
-from shoe_daemon.console.desk import Inbox, Outcome
+from shoe_daemon.console.answers import (
+    Answer,
+    Answers,
+    LedgerActions,
+    Reply,
+    Work,
+    action_body,
+    asked,
+)
+from shoe_daemon.console.handoff import ADMIT, ANSWER, Inbox, Outcome
 from shoe_daemon.console.people import PeopleFile
 from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
-from shoe_daemon.console.sessions import Seen, Session, Sessions, Throttle
+from shoe_daemon.console.sessions import Session, Sessions, Throttle
 from shoe_daemon.display.background import BackgroundServer
 
 STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
 MAX_BODY = 8 * 1024  # bytes: the largest request is a reason of 300 characters
-PATIENCE = 10.0  # s the table's loop may take to get to a request before refusing it
 SWEEP = 5.0  # s between looks for sessions past their time
 KEEPALIVE = 15.0
 QUEUE_SIZE = 32
@@ -93,18 +103,6 @@ def parse_json(data: bytes) -> Any:
         raise Invalid(f"the body is not valid JSON: {e}") from None
 
 
-def _lines_summary(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What an answer says of the lines an action decided: never a detail naming a card."""
-    keep = ("event", "shoe", "coup", "code", "outcome")
-    return [{k: line[k] for k in keep if k in line} for line in lines]
-
-
-def _money_summary(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The money's records an action made, as its answer gives them: all but the table's
-    whole at a new shoe (`money.table`, which holds the last coup's line and its cards)."""
-    return [r for r in records if r["event"] != "money.table"]
-
-
 @dataclass(eq=False)
 class _Client:
     queue: asyncio.Queue[bytes]
@@ -115,7 +113,9 @@ class _Client:
 class ConsoleServer(BackgroundServer):
     """The console's page and API for one table; `inbox` is what the table's loop serves.
 
-    `recall(shoe, coup)` answers the recall page (console/recall.py), off the event loop.
+    `recall(shoe, coup)` answers the recall page (console/recall.py), off the event loop;
+    `ledger` answers a retry whose session is gone (console/answers.py). `admit` and
+    `answer` are the handoff's deadlines (console/handoff.py).
     """
 
     NAME = "console"
@@ -123,18 +123,20 @@ class ConsoleServer(BackgroundServer):
     def __init__(self, host: str, port: int, *, people: PeopleFile,
                  recall: Callable[[int | None, int | None], dict[str, Any]] | None = None,
                  ssl_context: ssl.SSLContext | None = None, idle: float = 900,
-                 longest: float = 43200, log: Any = None, patience: float = PATIENCE,
+                 longest: float = 43200, log: Any = None, admit: float = ADMIT,
+                 answer: float = ANSWER, ledger: LedgerActions | None = None,
                  loopback: bool = True) -> None:
         super().__init__(host, port, log)
         self.people = people
         self.recall = recall
         self.ssl_context = ssl_context
         self.loopback = loopback
-        self.patience = patience
+        self.admit = admit
+        self.answer = max(answer, admit)
         self.inbox = Inbox()
         self.sessions = Sessions(idle, longest)
         self.throttle = Throttle()
-        self.seen = Seen(longest)
+        self.answers = Answers(longest, ledger)
         self._view = b"{}"
         self._console = EMPTY_CONSOLE
         self._hosts: set[str] = set()
@@ -168,6 +170,7 @@ class ConsoleServer(BackgroundServer):
             gone = self.sessions.close_all()
             for session in gone:
                 self._drop_streams(session.id)
+                self.answers.forget(session.id)
             return gone
 
         try:
@@ -288,27 +291,61 @@ class ConsoleServer(BackgroundServer):
         return session
 
     def _first_time(self, request_id: str) -> None:
-        if not self.seen.first_time(request_id):
+        """A sign-in's id: new, or refused as replayed (nothing is kept for it here; the
+        sign-in's record makes it known)."""
+        if self.answers.known(request_id):
             raise _Error(409, f"request {request_id} was seen before: refused as replayed")
 
-    async def _submit(self, action: Action) -> Outcome:
-        future = self.inbox.submit(action, self.patience)
+    async def _submit(self, action: Action, answer: Answer | None = None) -> Outcome:
+        """The action to the table's loop and its outcome, by the handoff's contract; the
+        table's refusal (nothing kept) as _Error."""
+        handoff = self.inbox.submit(action, self.admit)
+        if answer is not None:
+            answer.handoff = handoff
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), self.patience + 5)
+            outcome = await handoff.outcome()
         except Refused as e:
             body = e.body()
             raise _Error(e.status, e.reason, {k: v for k, v in body.items() if k != "error"}) \
                 from None
+        self.answers.committed(outcome)
+        return outcome
+
+    async def _answer(self, session: Session, request_id: str, what: str,
+                      work: Work) -> web.Response:
+        """The answer to a request of this session: the first one for a retry, or `work`'s.
+        Waited for at most `answer` s; past it, and only while the table's loop has the
+        action (taken, not finished), 202: ask again with the same id."""
+        await self.answers.ready()
+        try:
+            answer = self.answers.ask(session, request_id, what, work)
+        except Refused as e:
+            raise _Error(e.status, e.reason) from None
+        try:
+            status, body = await asyncio.wait_for(asyncio.shield(answer.task), self.answer)
         except TimeoutError:
-            raise _Error(503, "the table did not answer in time: nothing was done") from None
+            if not answer.still_being_done:  # finished just now, or withdrawn at ADMIT
+                status, body = await asyncio.shield(answer.task)
+            else:
+                status, body = 202, {
+                    "in_progress": True, "id": request_id,
+                    "message": "the table took it and is still doing it: ask again with the "
+                               "same request id for its outcome"}
+        except Exception:  # the ledger unreadable for a past answer: nothing kept, ask again
+            if self.log is not None:
+                self.log.exception("console.answer_failed", id=request_id)
+            raise _Error(503, "the answer could not be read: ask again with the same "
+                              "request id") from None
+        return self._json(body, status)
 
     def _ended(self, session: Session, why: str) -> None:
-        """A session ended without its person asking: its streams close, and the ledger
-        gets its sign-out (never refused)."""
+        """A session ended without its person asking: its streams close, its answers go, and
+        the ledger gets its sign-out (never refused)."""
         self._drop_streams(session.id)
+        self.answers.forget(session.id)
         self.inbox.submit(Action(Sessions.new_id() + Sessions.new_id(), "sign_out",
                                  session.person, session.role,
-                                 {"why": why, "session": session.id}), self.patience)
+                                 {"why": why, "session": session.id}), None)
         if self.log is not None:
             self.log.info("console.signed_out", person=session.person, why=why,
                           session=session.id)
@@ -389,18 +426,26 @@ class ConsoleServer(BackgroundServer):
     async def _sign_out(self, request: web.Request) -> web.Response:
         session = self._session(request)
         data = check_object(await self._body(request), ONLY_ID, "a sign-out")
-        self._first_time(data["id"])
-        await self._submit(Action(data["id"], "sign_out", session.person, session.role,
-                                  {"why": "asked", "session": session.id}))
+        response = await self._answer(session, data["id"], asked("sign_out", None),
+                                      lambda answer: self._signed_out(answer, session))
+        if response.status == 200:
+            response.del_cookie(self.cookie, path="/", secure=self.tls, httponly=True,
+                                samesite="Strict")
+        return response
+
+    async def _signed_out(self, answer: Answer, session: Session) -> Reply:
+        try:
+            await self._submit(Action(answer.id, "sign_out", session.person, session.role,
+                                      {"why": "asked", "session": session.id}), answer)
+        except _Error as e:
+            return e.status, {"error": e.reason, **e.more}
         self.sessions.close(session)
         self._drop_streams(session.id)
+        self.answers.forget(session.id)
         if self.log is not None:
             self.log.info("console.signed_out", person=session.person, why="asked",
                           session=session.id)
-        response = self._json({"signed_out": session.person})
-        response.del_cookie(self.cookie, path="/", secure=self.tls, httponly=True,
-                            samesite="Strict")
-        return response
+        return 200, {"signed_out": session.person}
 
     async def _me(self, request: web.Request) -> web.Response:
         session = self._session(request)
@@ -421,7 +466,6 @@ class ConsoleServer(BackgroundServer):
         if unknown:
             raise Invalid(f"an action: unknown field {unknown[0]!r} (it takes id, kind, args)")
         request_id = REQUEST_ID.check("id", body.get("id"))
-        self._first_time(request_id)
         kind = ACTIONS.get(body.get("kind")) if isinstance(body.get("kind"), str) else None
         if kind is None or not kind.api:
             raise Invalid(f"unknown action kind {body.get('kind')!r} (known: "
@@ -431,12 +475,16 @@ class ConsoleServer(BackgroundServer):
             needs = " or ".join(sorted(r.value for r in kind.roles))
             raise _Error(403, f"{kind.name} needs a {needs}: {session.person} is a "
                               f"{session.role.value}")
-        outcome = await self._submit(Action(request_id, kind.name, session.person,
-                                            session.role, args))
-        return self._json({"ok": True, "action": outcome.record,
-                           "ledger_index": outcome.index,
-                           "lines": _lines_summary(outcome.lines),
-                           "money": _money_summary(outcome.money)})
+        action = Action(request_id, kind.name, session.person, session.role, args)
+        return await self._answer(session, request_id, asked(kind.name, args),
+                                  lambda answer: self._act(answer, action))
+
+    async def _act(self, answer: Answer, action: Action) -> Reply:
+        try:
+            outcome = await self._submit(action, answer)
+        except _Error as e:
+            return e.status, {"error": e.reason, **e.more}
+        return 200, action_body(outcome)
 
     async def _recall(self, request: web.Request) -> web.Response:
         self._session(request)

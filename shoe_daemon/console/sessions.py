@@ -1,5 +1,5 @@
-"""Console sessions, the sign-in throttle and the requests seen: the console server's own
-state, kept on its event loop's thread alone (no locks).
+"""Console sessions and the sign-in throttle: the console server's own state, kept on its
+event loop's thread alone (no locks). The answers kept for retries: console/answers.py.
 
 - A session is a random token in an HttpOnly, SameSite=Strict cookie; the server keeps only
   its SHA-256. It ends when its person signs out, after `idle` seconds without a request,
@@ -9,8 +9,6 @@ state, kept on its event loop's thread alone (no locks).
   locks that person and that address out for 5 s, doubling to 5 minutes; a success clears
   them. They are logged (the journal under systemd), never recorded in the ledger, never
   with the PIN or badge.
-- Every request's client-made id is kept for as long as a session can last; a request seen
-  before is refused as replayed.
 """
 
 from __future__ import annotations
@@ -152,21 +150,3 @@ class Throttle:
         for key, f in list(self._keys.items()):
             if now - f.last > FORGET_FAILURES and now > f.locked_until:
                 del self._keys[key]
-
-
-@dataclass
-class Seen:
-    """Request ids seen, kept for `keep` seconds (a session's longest life)."""
-
-    keep: float
-    _ids: dict[str, float] = field(default_factory=dict)
-
-    def first_time(self, request_id: str) -> bool:
-        """True (and remembered) if this id was not seen before."""
-        now = time.monotonic()
-        if len(self._ids) > 1000 and next(iter(self._ids.values())) < now - self.keep:
-            self._ids = {k: t for k, t in self._ids.items() if t >= now - self.keep}
-        if request_id in self._ids:
-            return False
-        self._ids[request_id] = now
-        return True

@@ -131,6 +131,7 @@ def _console(settings: config.Config, log: Any) -> ConsoleServer | None:
         return None
     import ssl
 
+    from shoe_daemon.console.answers import LedgerActions
     from shoe_daemon.console.people import PeopleError, people_paths
     from shoe_daemon.console.recall import Recall
     from shoe_daemon.console.server import ConsoleServer, tls_context
@@ -150,7 +151,10 @@ def _console(settings: config.Config, log: Any) -> ConsoleServer | None:
     recall = Recall(settings.state_dir, settings.profile)
     console = ConsoleServer(*address, people=people, recall=recall.answer, ssl_context=context,
                             idle=settings.console_idle, longest=settings.console_session,
-                            log=log, loopback=config.is_loopback(address[0]))
+                            log=log, admit=settings.console_admit,
+                            answer=settings.console_answer,
+                            ledger=LedgerActions(settings.state_dir),
+                            loopback=config.is_loopback(address[0]))
     try:
         url = console.start()
     except OSError as e:

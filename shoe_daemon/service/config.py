@@ -83,6 +83,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("console_idle", int, 900, "seconds without a request before a console session "
             "ends (signed out)"),
     Setting("console_session", int, 43200, "the longest a console session lasts, in seconds"),
+    Setting("console_admit", float, 10.0, "seconds the table's loop has to take a console "
+            "action; one it has not taken by then is not done, and the answer says so"),
+    Setting("console_answer", float, 30.0, "seconds a console request waits for the outcome "
+            "of an action the table took; then it is answered as still being done, and the "
+            "retry with the same request id gets the outcome"),
     Setting("odds", str, "on", "the pit's odds and integrity monitor: the live shoe's exact "
             "odds after every coup, and each shoe's inventory and shuffle and outcome tests at "
             "its end, as ledger records and on the status line (docs/odds.md)",
@@ -120,6 +125,8 @@ class Config:
     people: str = ""
     console_idle: int = 900
     console_session: int = 43200
+    console_admit: float = 10.0
+    console_answer: float = 30.0
     odds: str = "on"
     floor: FloorConfig | None = None  # the file's [floor] table; None: no link
     money: dict[str, Any] | None = None  # the file's [money] table; None: no money kept
@@ -308,3 +315,6 @@ def _check_console(c: Config) -> None:
     if not 60 <= c.console_idle <= c.console_session:
         raise ConfigError("settings 'console_idle' and 'console_session': need 60 <= "
                           "console_idle <= console_session")
+    if not 0 < c.console_admit <= c.console_answer <= 600:
+        raise ConfigError("settings 'console_admit' and 'console_answer': need 0 < "
+                          "console_admit <= console_answer <= 600")

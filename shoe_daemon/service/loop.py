@@ -30,6 +30,7 @@ from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.console.actions import Action, Refused
 from shoe_daemon.console.desk import Desk
+from shoe_daemon.console.handoff import DoneThenFailed
 from shoe_daemon.console.people import Role
 from shoe_daemon.console.replay_file import ReplayFileWriter, beside
 from shoe_daemon.console.server import ConsoleServer
@@ -159,33 +160,32 @@ class ServiceLoop:
             self.desk.inbox.wake()
 
     def serve_console(self) -> None:
-        """The console's requests, taken between the link's turns in this one thread, so
-        that each is ordered with the shoe's frames exactly as it is committed."""
+        """The console's actions, taken between the link's turns in this one thread, so that
+        each is ordered with the shoe's frames exactly as it is committed. What is taken gets
+        its outcome; what is not (withdrawn, or past its deadline) was never done
+        (console/handoff.py)."""
         desk = self.desk
         if desk is None:
             return
-        for request in desk.inbox.take():
-            future = request.future
-            if not future.set_running_or_notify_cancel():
-                continue  # the server stopped waiting for it before it was taken
-            if time.monotonic() > request.deadline and request.action.kind != "sign_out":
-                future.set_exception(Refused(503, "the table could not get to it in time: "
-                                                  "nothing was done"))
+        for handoff in desk.inbox.take():
+            if not handoff.take():
                 continue
             try:
-                outcome = self.table.act(request.action)
+                outcome = self.table.act(handoff.action)
             except Refused as e:
-                future.set_exception(e)
+                handoff.refused(e)
+            except DoneThenFailed as e:
+                handoff.done(e.outcome)  # it is in the ledger: that is the answer
+                raise  # and the table's failure stops the loop, as a frame's would
             except Exception:
-                self.log.exception("console.action_failed", kind=request.action.kind,
+                self.log.exception("console.action_failed", kind=handoff.action.kind,
                                    **self.table.where())
-                future.set_exception(Refused(500, "the table failed to take it: nothing was "
-                                                  "done"))
+                handoff.refused(Refused(500, "the table failed to take it: nothing was done"))
             else:
                 if self.transport.is_open:  # a resolved latch turns the lamp at once; a
                     with contextlib.suppress(TransportLost):  # line gone is found next turn
                         self.link.send_lamp()
-                future.set_result(outcome)
+                handoff.done(outcome)
 
     def serve_monitor(self, now: bool = False) -> None:
         """The odds monitor's findings to the table, between the link's turns: committed with

@@ -54,7 +54,8 @@ from drivers.records import (
 )
 from shoe_daemon.audit.ledger import Ledger, LedgerError, Record
 from shoe_daemon.console.actions import Action, Refused, admit
-from shoe_daemon.console.desk import Outcome, TableConsole
+from shoe_daemon.console.desk import TableConsole
+from shoe_daemon.console.handoff import DoneThenFailed, Outcome
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
 from shoe_daemon.console.shown_money import house_writing, shown_money
@@ -429,7 +430,9 @@ class Table:
     def act(self, action: Action) -> Outcome:
         """One of the console's actions, in the table's loop: admitted against the table now,
         applied, committed with the lines it decided (the action first), then published.
-        Refused, with nothing kept, if it may not be taken or the ledger refuses it."""
+        Refused, with nothing kept and the game as the ledger has it, if it may not be taken
+        or the ledger refuses it. Once committed it is done: a failure after the commit is
+        DoneThenFailed, with the outcome."""
         assert self.console is not None
         if self.ledger is not None and (self._ahead or self._stale):
             try:  # the game ran ahead of a refused commit: back to the ledger first
@@ -443,12 +446,15 @@ class Table:
         kind = admit(self, action)
         try:
             lines = kind.apply(self, action)
+            money = self._money_moved()
         except Refused:
             raise  # the money's rules refused it: the money is as it was, nothing kept
         except ValueError as e:  # the game refused what the check let through: nothing kept
             self._rewind_game()
             raise Refused(409, str(e)) from e
-        money = self._money_moved()
+        except Exception:  # unexpected: nothing kept, and the game as the ledger has it
+            self._rewind_game()
+            raise
         record = action.record()
         index = None
         if self.ledger is not None:
@@ -458,18 +464,28 @@ class Table:
                 self._rewind_game()
                 return self._ledger_refused(action)
             index = next(r.idx for r in made if r.kind == "action")
-        self._money_to_show = self._money_to_show or bool(money)
+        outcome = Outcome(record, lines, index, money)
+        try:
+            self._action_committed(action, outcome)
+        except Exception as e:
+            raise DoneThenFailed(outcome) from e
+        return outcome
+
+    def _action_committed(self, action: Action, outcome: Outcome) -> None:
+        """The action is in the ledger: to the console file and the journal, its lines
+        published, and shown at once, as a batch of its own."""
+        assert self.console is not None
+        self._money_to_show = self._money_to_show or bool(outcome.money)
         writer = self.console.replay_file
         if writer is not None:
-            writer.action(self.frames_committed, self.last_seq, record)
+            writer.action(self.frames_committed, self.last_seq, outcome.record)
         self.log.info("console.action", kind=action.kind, by=action.by, role=action.role.value,
-                      args=dict(action.args), ledger_index=index, **self.where())
-        for line in lines:
+                      args=dict(action.args), ledger_index=outcome.index, **self.where())
+        for line in outcome.lines:
             self._publish(line)
-        self._track_hold(lines)
+        self._track_hold(outcome.lines)
         self._shown = False  # the action's effect is shown now, as a batch of its own
         self.acknowledged()
-        return Outcome(record, lines, index, money)
 
     def replay_action(self, body: dict[str, Any]) -> None:
         """A recorded action played again where no ledger is kept (`replay --console`): its
