@@ -1,6 +1,7 @@
 // The croupier's console page: it renders what the console's API gives and sends the
-// actions the croupier takes, each with a fresh request id. Everything shown goes through
-// textContent: a reason typed by a person is text, never markup.
+// actions the croupier takes, each with a fresh request id, asked again with that same id
+// until it has its outcome (docs/console.md, "The handoff and its answers"). Everything
+// shown goes through textContent: a reason typed by a person is text, never markup.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -72,6 +73,22 @@
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
     return { status: response.status, data: data || {} };
+  }
+
+  const ASK_AGAIN_MS = 1000; // between the asks of one request still being done
+  const UNANSWERED_ASKS = 10; // a console that does not answer: asked again this often
+
+  // One request and its outcome: a 202 (the table is still doing it) or a dropped
+  // connection is asked again with the same id, which never does it twice.
+  async function send(path, body) {
+    let unanswered = 0;
+    for (;;) {
+      const r = await call("POST", path, body);
+      if (r.status === 0 && ++unanswered > UNANSWERED_ASKS) return r;
+      if (r.status !== 202 && r.status !== 0) return r;
+      toast(r.status === 202 ? "Still being done\u2026" : "The console does not answer: asking again\u2026");
+      await new Promise((done) => setTimeout(done, ASK_AGAIN_MS));
+    }
   }
 
   let toastTimer = null;
@@ -190,7 +207,7 @@
   }
 
   async function signOut() {
-    const r = await call("POST", "/api/sign-out", { id: newId() });
+    const r = await send("/api/sign-out", { id: newId() });
     if (r.status === 200 || r.status === 401) {
       toast("Signed out");
       showSignIn();
@@ -273,7 +290,7 @@
   }
 
   async function act(kind, args, done) {
-    const r = await call("POST", "/api/actions", { id: newId(), kind, args });
+    const r = await send("/api/actions", { id: newId(), kind, args });
     if (r.status === 200) {
       pick.amount = "";
       if (done) done(r.data);
@@ -627,7 +644,7 @@
     }
     const button = ui.node.querySelector(".resolve");
     button.disabled = true;
-    const r = await call("POST", "/api/actions", { id: newId(), kind: "resolve", args });
+    const r = await send("/api/actions", { id: newId(), kind: "resolve", args });
     if (r.status === 200) {
       toast(`${TITLES[latch.code] || latch.code}: resolved`);
     } else {
@@ -721,7 +738,7 @@
     if (kind === "card_fell") args.face = ui.face;
     if (kind === "partner_objection") args.partner = `seat ${node.querySelector(".partner").value.trim()}`;
     node.querySelector(".report-go").disabled = true;
-    const r = await call("POST", "/api/actions", { id: newId(), kind, args });
+    const r = await send("/api/actions", { id: newId(), kind, args });
     if (r.status === 200) {
       node.querySelector(".reason").value = "";
       node.querySelector(".partner").value = "";
@@ -739,7 +756,7 @@
   async function voidCoup() {
     const reason = $("void-reason").value.trim();
     if (reason.length < 3) { toast("Give the reason for the void", "error"); return; }
-    const r = await call("POST", "/api/actions", { id: newId(), kind: "void", args: { reason } });
+    const r = await send("/api/actions", { id: newId(), kind: "void", args: { reason } });
     if (r.status === 200) {
       $("void-reason").value = "";
       toast("The coup is void");
