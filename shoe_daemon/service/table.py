@@ -11,6 +11,12 @@ lost. At start (`restore`) the coup machine is rebuilt by playing the ledger's f
 delivery resumes after the last recorded frame, and the results file gets exactly the
 recorded lines it lacks; after a failed commit (`rewind`) the game goes back the same way.
 
+The order of events, one method a step (docs/architecture.md, "The table's order of
+events"; the state they move and its invariants: service/batch.py): a frame is played
+(`frame_received`), committed with its batch (`commit`), then shown (`acknowledged`); a
+refused commit drops the batch and leaves the game ahead of the ledger until rebuilt
+(`rewind`); a console action is a batch of its own (`act`).
+
 Without a ledger (`shoe-daemon replay`) the table plays and publishes only.
 
 With the croupier's console (`console`, a `Desk`): the coup machine latches holds and
@@ -65,13 +71,13 @@ from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import first_difference
 from shoe_daemon.money.stakes import RecordError
+from shoe_daemon.service.batch import Batch, Item, Standing, Unshown
 
 if TYPE_CHECKING:
     from shoe_daemon.display import TableDisplay
 
 CLOCK_STEP_NS = 1_000_000_000  # wall clock moving 1 s off the monotonic clock is a step
 
-Item = tuple[str, dict[str, Any]]
 REPLAYED = ("frame", "action", "money.limits")  # what the restore plays again, in order
 _NOTED = (Hello, Fault, Button)  # frames the log mentions besides what they decide
 
@@ -118,25 +124,20 @@ class Table:
         self.boot_id: str | None = None
         self.ledger_down = False
         self.ledger_error = ""
-        self._backlog: list[Item] = []  # events not yet committed; they go first
-        self._records: list[Item] = []  # frames played and what they decided, not committed
-        self._lines: list[dict[str, Any]] = []  # what to publish once committed
-        self._hold: HoldInForce | None = None
-        self._shown = True  # the display shows every committed frame (False: a batch waits)
-        self._to_show: list[dict[str, Any]] = []  # committed lines the display has not taken
-        self._money_to_show = False  # money records committed the display has not taken
-        self._money_shown: int | None = None  # the till's version the display last took
-        self._clock_offset = time.time_ns() - time.monotonic_ns()
-        # The console's positions in the frame stream (this process), and what waits for
-        # the commit: KEY decisions as (index among the uncommitted frames, seq, decision).
+        # The order of events (service/batch.py): the batch in flight, what the display
+        # has yet to take, the game against the ledger; and the events with no frame
+        # behind them, first in the next transaction and never dropped.
+        self.batch = Batch()
+        self.unshown = Unshown()
+        self.standing = Standing.IN_STEP
+        self._backlog: list[Item] = []
+        # The console's positions in the frame stream: frames committed in this process.
         self.frames_committed = 0
         self.last_seq: int | None = None  # the last committed frame's
-        self._pending = 0
-        self._pending_seq: int | None = None
-        self._keys: list[tuple[int, int, dict[str, Any]]] = []
+        self._hold: HoldInForce | None = None
+        self._money_shown: int | None = None  # the till's version the display last took
         self._summary: tuple[int, dict[str, Any]] | None = None  # the money's, by version
-        self._stale = False  # a failed commit of an action could not rewind the game yet
-        self._ahead = False  # a failed commit of frames: the game is ahead until rewound
+        self._clock_offset = time.time_ns() - time.monotonic_ns()
 
     # ---- status ----------------------------------------------------------------------------
 
@@ -148,7 +149,7 @@ class Table:
     @property
     def backlog(self) -> int:
         """Records (events, frames, lines) waiting for the ledger to take them."""
-        return len(self._backlog) + len(self._records)
+        return len(self._backlog) + len(self.batch.records)
 
     @property
     def hold(self) -> HoldInForce | None:
@@ -158,7 +159,7 @@ class Table:
     @property
     def frames_played(self) -> int:
         """Frames this process has played, committed or about to be: the console's positions."""
-        return self.frames_committed + self._pending
+        return self.frames_committed + self.batch.frames
 
     @property
     def roster(self) -> Roster:
@@ -180,63 +181,77 @@ class Table:
     # ---- the link's application: play, commit, publish ---------------------------------------
 
     def frame_received(self, frame: Frame, kind: str) -> None:
-        """Play one frame; its records and lines wait for `commit()`."""
+        """Played: the frame through the game; its record, lines and the money's records
+        join the batch, which waits for `commit()`."""
         message = frame.message
         self.frame = frame.seq
         if isinstance(message, _NOTED):
             self._note(message, kind)
+        decision = None
         if self.console is None:
             lines = self.machine.handle(message)
             body = None
         else:
-            lines, body = self._console_frame(frame.seq, message)
+            lines, body, decision = self._console_frame(frame.seq, message)
         money = self._money_moved()
+        records: list[Item] = []
         if self.ledger is not None:
-            self._records.append(("frame", body or frame_body(frame.seq, message)))
-            self._records += [("result", {"line": line}) for line in lines]
-            self._records += [(record["event"], record) for record in money]
+            records.append(("frame", body or frame_body(frame.seq, message)))
+            records += [("result", {"line": line}) for line in lines]
+            records += [(record["event"], record) for record in money]
         elif money:
             lines = [*lines, *money]  # a replay prints the money's records among the lines
-        if lines:
-            self._lines += lines
-            self._track_hold(lines)
-        self._shown = False
+        self.batch.played(frame.seq, records, lines, decision)
+        self._track_hold(lines)
+        self.unshown.view = True
 
     def commit(self) -> bool:
-        """The frames played (any backlog first) into the ledger, then their lines published;
-        False, nothing published and the view dropped, if the ledger refused them."""
+        """Committed: the backlog and the batch into the ledger, then its lines published;
+        False (refused), nothing published and the batch dropped, if the ledger would not
+        take it or the game is ahead of the ledger."""
         if self.ledger is not None:
             self._check_clock()
-            if not self._records:
+            if self.batch.empty:
                 return True  # nothing new: the backlog waits for `idle`
-            if self._stale or self._append(self._records) is None:
-                self._ahead = True  # the money too: rewound with the game
-                self._records.clear()
-                self._lines.clear()
-                self._keys.clear()
-                self._pending, self._pending_seq = 0, None
+            if self.standing is Standing.AHEAD or self._append(self.batch.records) is None:
+                self.batch.taken()  # dropped whole, its money with it
+                self._fell_ahead()
                 return False
-            self._records.clear()
-        self._money_to_show = self._money_to_show or self.till is not None
-        if self.console is not None:
-            self._positions_committed()
-        for line in self._lines:
-            self._publish(line)
-        self._lines.clear()
+        self._committed(self.batch.taken())
         return True
 
+    def _committed(self, batch: Batch) -> None:
+        """The batch is in the ledger: its KEY decisions to the console file, the positions
+        move on, its lines are published; the display takes them after the ACK."""
+        writer = self.console.replay_file if self.console is not None else None
+        if writer is not None:
+            for key in batch.keys:
+                writer.key(self.frames_committed + key.frame + 1, key.seq, key.decision)
+        self.frames_committed += batch.frames
+        if batch.last_seq is not None:
+            self.last_seq = batch.last_seq
+        self.unshown.money = self.unshown.money or self.till is not None
+        for line in batch.lines:
+            self._publish(line)
+
+    def _fell_ahead(self) -> None:
+        """The game played what the ledger refused (a batch, or an action it could not be
+        rebuilt after): AHEAD, so nothing more played on it is committed, until it is rebuilt
+        (`rewind`, or before the next action)."""
+        self.standing = Standing.AHEAD
+
     def acknowledged(self) -> None:
-        """The committed batch to the display, one view for the whole batch, after the ACK:
-        the shoe never waits for the screen, and a burst of frames costs one view."""
+        """Shown: the committed batch to the console and the display, one view for the whole
+        batch, after the ACK: the shoe never waits for the screen, and a burst of frames
+        costs one view."""
         if self.console is not None:
             self._console_state()
-        if self.display is None or self._shown:
+        if self.display is None or not self.unshown.view:
             return
-        self._shown = True
+        self.unshown.view = False
         self._show_money()
-        lines, self._to_show = self._to_show, []
         try:
-            for line in lines:
+            for line in self.unshown.taken_lines():
                 self.display.record(line)
         except Exception:
             self.log.exception("display.failed", **self.where())
@@ -247,14 +262,12 @@ class Table:
             self._append([])
 
     def rewind(self) -> Receiver | None:
-        """After a failed commit the game ran ahead of the ledger: rebuild it from the ledger.
-        None while the ledger cannot even be read (the shoe keeps resending)."""
+        """After a refused commit the game ran ahead of the ledger: rebuilt from it, in step
+        again. None while the ledger cannot even be read (the shoe keeps resending)."""
         try:
-            receiver = self._rebuild()
+            return self._rebuild()
         except LedgerError:
             return None
-        self._stale = self._ahead = False
-        return receiver
 
     def record(self, kind: str, body: dict[str, Any]) -> None:
         """An event with no frame behind it: committed now if the ledger takes it, else later."""
@@ -275,7 +288,7 @@ class Table:
         assert self.ledger is not None
         count = self.ledger.verify()
         receiver = self._rebuild()
-        self._money_to_show = True
+        self.unshown.money = True
         self._show_money()
         self._show()
         republished = self._complete_results()
@@ -286,8 +299,9 @@ class Table:
         return receiver
 
     def _rebuild(self) -> Receiver:
-        """The game and delivery as the ledger has them: its frames (and with the console its
-        actions) since the last BTN,SHOE that started its shoe when it came.
+        """Rebuilt: the game and delivery as the ledger has them, its frames (and with the
+        console its actions) since the last BTN,SHOE that started its shoe when it came; the
+        game is in step with the ledger again. LedgerError if the ledger cannot be read.
 
         Shoes and the shoe's boot id in records `audit prune` removed come from its record.
         """
@@ -305,10 +319,11 @@ class Table:
             self._restore_money(start if from_shoe and last is not None else None)
         self.machine = self._new_machine(self.machine.profile)
         self._hold = None
-        self._to_show.clear()  # the display is rebuilt from the ledger, which has them
+        self.unshown.lines.clear()  # the display is rebuilt from the ledger, which has them
         if last is None:
             if self.display is not None:
                 self.display.rebuild([])
+            self.standing = Standing.IN_STEP
             return Receiver()
         if self.console is None:
             frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
@@ -330,6 +345,7 @@ class Table:
             self.log.error("ledger.replay_mismatch", replayed=len(replayed),
                            recorded=len(recorded))
         self.boot_id = self._last_boot_id() or kept.boot_id
+        self.standing = Standing.IN_STEP
         return Receiver.resuming(last["seq"], self.boot_id)
 
     def _last_boot_id(self) -> str | None:
@@ -388,13 +404,15 @@ class Table:
 
     # ---- the croupier's console --------------------------------------------------------------
 
-    def _console_frame(self, seq: int, message: Message) -> tuple[list[dict[str, Any]],
-                                                                  dict[str, Any]]:
+    def _console_frame(self, seq: int, message: Message
+                       ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any] | None]:
         """A frame played at a table with the console: a KEY decided against the people, a
-        SHOE that did not start its shoe marked so. Returns its lines and its record."""
+        SHOE that did not start its shoe marked so. Returns its lines, its record and a
+        KEY's decision."""
         assert self.console is not None
         body = frame_body(seq, message)
         game: Message | None = message
+        decision = None
         if is_key(message):
             people = self.console.changed_people()
             if people is not None:
@@ -404,40 +422,24 @@ class Table:
                                                frame=self.frames_played + 1, seq=seq)
             body = key_record(body, decision)
             game = game_message(message, body)
-            self._keys.append((self._pending, seq, decision))
         lines = self.machine.handle(game) if game is not None else []
         if opens_shoe(body) and (self.machine.state != "waiting_for_stakes"
                                  or self.machine.waiting):
             body["started"] = False  # it waited, or was held: no restore starts here
-        self._pending += 1
-        self._pending_seq = seq
-        return lines, body
-
-    def _positions_committed(self) -> None:
-        """The batch is in the ledger: its KEY decisions to the console file, and the count
-        of frames committed in this process moves on."""
-        assert self.console is not None
-        writer = self.console.replay_file
-        if writer is not None:
-            for index, seq, decision in self._keys:
-                writer.key(self.frames_committed + index + 1, seq, decision)
-        self._keys.clear()
-        self.frames_committed += self._pending
-        if self._pending_seq is not None:
-            self.last_seq = self._pending_seq
-        self._pending, self._pending_seq = 0, None
+        return lines, body, decision
 
     def act(self, action: Action) -> Outcome:
-        """One of the console's actions, in the table's loop: admitted against the table now,
-        applied, committed with the lines it decided (the action first), then published.
-        Refused, with nothing kept and the game as the ledger has it, if it may not be taken
-        or the ledger refuses it. Once committed it is done: a failure after the commit is
-        DoneThenFailed, with the outcome."""
+        """One of the console's actions, in the table's loop, as a batch of its own: the game
+        in step with the ledger first; admitted against the table now and applied (played);
+        the action, the lines it decided and the money's records committed in one
+        transaction, the action first; then published and shown. Refused, with nothing kept
+        and the game as the ledger has it, if it may not be taken or the ledger refuses it.
+        Once committed it is done: a failure after the commit is DoneThenFailed, with the
+        outcome."""
         assert self.console is not None
-        if self.ledger is not None and (self._ahead or self._stale):
+        if self.ledger is not None and self.standing is Standing.AHEAD:
             try:  # the game ran ahead of a refused commit: back to the ledger first
                 self._rebuild()
-                self._ahead = self._stale = False
             except LedgerError:
                 return self._ledger_refused(action)
         people = self.console.changed_people()
@@ -475,7 +477,7 @@ class Table:
         """The action is in the ledger: to the console file and the journal, its lines
         published, and shown at once, as a batch of its own."""
         assert self.console is not None
-        self._money_to_show = self._money_to_show or bool(outcome.money)
+        self.unshown.money = self.unshown.money or bool(outcome.money)
         writer = self.console.replay_file
         if writer is not None:
             writer.action(self.frames_committed, self.last_seq, outcome.record)
@@ -484,7 +486,7 @@ class Table:
         for line in outcome.lines:
             self._publish(line)
         self._track_hold(outcome.lines)
-        self._shown = False  # the action's effect is shown now, as a batch of its own
+        self.unshown.view = True
         self.acknowledged()
 
     def replay_action(self, body: dict[str, Any]) -> None:
@@ -493,7 +495,7 @@ class Table:
         among the frames'."""
         lines = self._replay_played(body)
         self._track_hold(lines)
-        self._lines += [*lines, *self._money_moved()]
+        self.batch.lines += [*lines, *self._money_moved()]
 
     def _ledger_refused(self, action: Action) -> Outcome:
         """Refused: the ledger would not take it. A sign-out is never refused: it is kept
@@ -628,18 +630,19 @@ class Table:
         till.take()
         self._backlog += [(r["event"], r) for r in records]
         if self.ledger is None or self._append([]) is not None:
-            self._money_to_show = True
+            self.unshown.money = True
         self.log.info("money.limits", source="configuration", limits=records[0]["limits"])
 
     def _rewind_game(self) -> None:
         """The game ran ahead of the ledger with an action that was not kept: back to the
-        ledger. If even reading it fails, the next commit fails too, and the link rewinds."""
+        ledger. If even reading it fails, the game stays ahead: the next commit fails too,
+        and the link rewinds."""
         if self.ledger is None:
             return
         try:
             self._rebuild()
         except LedgerError:
-            self._stale = True
+            self._fell_ahead()
 
     def _show_money(self) -> None:
         """The money's public part to the display (console/shown_money.py), once the records
@@ -648,9 +651,9 @@ class Table:
         A house that keeps stakes private shows none before betting closes; a fault here is
         the screen's, logged and never raised, as `_show`'s."""
         till, display = self.till, self.display
-        if till is None or display is None or not self._money_to_show:
+        if till is None or display is None or not self.unshown.money:
             return
-        self._money_to_show = False
+        self.unshown.money = False
         if self._money_shown == till.version:
             return
         self._money_shown = till.version
@@ -721,7 +724,7 @@ class Table:
                 self.published.append(line)
             return
         if self.display is not None:
-            self._to_show.append(line)
+            self.unshown.lines.append(line)
         if self.results is None:
             self.published.append(line)
         else:
