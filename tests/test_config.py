@@ -48,6 +48,10 @@ def test_file_then_flags(tmp_path: Path):
           "es"), "'display_language': 'es' is not one of en, de, fr, zh"),
         (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--display-terms",
           "english"), "'display_terms'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--console",
+          "127.0.0.1:0", "--console-admit", "40"), "'console_admit' and 'console_answer'"),
+        (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--console",
+          "127.0.0.1:0", "--console-admit", "0"), "need 0 < console_admit"),
     ],
 )
 def test_bad_setting_is_named(argv, named):

@@ -202,8 +202,10 @@ class ConsoleServer(BackgroundServer):
     async def _serve(self) -> None:
         assert self._stopped is not None
         sweeper = asyncio.create_task(self._sweep())
+        known = asyncio.create_task(self.answers.ready())  # the ledger's actions, read early
         await self._stopped.wait()
         sweeper.cancel()  # no session ends as expired while the streams end
+        known.cancel()
         await super()._serve()
 
     async def _sweep(self) -> None:

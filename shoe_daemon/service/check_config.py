@@ -155,7 +155,9 @@ def _console(c: config.Config, found: Findings) -> None:
     shown = f"[{host}]" if ":" in host else host
     scheme, how = ("https", "TLS") if c.console_cert else ("http", "this machine only, no TLS")
     found.say(f"console: {scheme}://{shown}:{port}/ ({how}); a session ends after "
-              f"{c.console_idle} s without a request, {c.console_session} s at most")
+              f"{c.console_idle} s without a request, {c.console_session} s at most; an "
+              f"action not taken by the table within {c.console_admit:g} s is not done, one "
+              f"taken is answered within {c.console_answer:g} s or said still being done")
     if c.console_cert:
         import ssl
 
