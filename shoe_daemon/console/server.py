@@ -324,15 +324,15 @@ class ConsoleServer(BackgroundServer):
         except Refused as e:
             raise _Error(e.status, e.reason) from None
         try:
-            status, body = await asyncio.wait_for(asyncio.shield(answer.task), self.answer)
-        except TimeoutError:
-            if not answer.still_being_done:  # finished just now, or withdrawn at ADMIT
-                status, body = await asyncio.shield(answer.task)
-            else:
-                status, body = 202, {
-                    "in_progress": True, "id": request_id,
-                    "message": "the table took it and is still doing it: ask again with the "
-                               "same request id for its outcome"}
+            try:
+                status, body = await asyncio.wait_for(asyncio.shield(answer.task), self.answer)
+            except TimeoutError:
+                if answer.still_being_done:
+                    return self._json({"in_progress": True, "id": request_id,
+                                       "message": "the table took it and is still doing it: "
+                                                  "ask again with the same request id for its "
+                                                  "outcome"}, 202)
+                status, body = await asyncio.shield(answer.task)  # done, or withdrawn now
         except Exception:  # the ledger unreadable for a past answer: nothing kept, ask again
             if self.log is not None:
                 self.log.exception("console.answer_failed", id=request_id)
