@@ -7,6 +7,9 @@ process and the simulated shoe process.
   game did not show.
 - A scripted shoe: an unreadable card the croupier keys in on the page, then the supervisor
   (signed in by her badge) voids the next coup; the recall tells both, card by card.
+- The ledger held by another process while the croupier seats a player: the page is told
+  the table is still doing it, asks again with the same request id until the outcome comes,
+  and the player is seated once (docs/console.md, "The handoff and its answers").
 Screenshots go to out/screenshots/console-*.png.
 """
 
@@ -23,6 +26,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from hil.harness import start_daemon, start_shoe, stop
 from hil.processes import console_url
+from tests.attack.answers_support import ANSWER, LedgerLock, daemon, ledger_actions
 from tests.console_support import people_by_cli
 from tests.test_display_browser import CODE, SHOTS, allowed, launch, wait_until
 
@@ -253,3 +257,34 @@ def test_a_card_keyed_in_on_the_page_a_void_by_badge_and_the_recall(tmp_path, br
     lines = results(tmp_path)
     assert [(x["coup"], x["outcome"]) for x in lines if x["event"] == "coup.result"] == [
         (1, "punter"), (2, "void")]
+
+
+def test_the_page_asks_again_with_the_same_id_until_the_outcome(tmp_path, browser):
+    with daemon(tmp_path) as (run, _):
+        context = browser.new_context(viewport={"width": 1280, "height": 1600})
+        try:
+            page = context.new_page()
+            sent: list[tuple[str, int]] = []
+            page.on("requestfinished", lambda r: sent.append(
+                (json.loads(r.post_data or "{}").get("id", ""), r.response().status))
+                if r.url.endswith("/api/actions") else None)
+            page.goto(run.url)
+            wait_until(page, "document.querySelectorAll('#people button').length === 3")
+            sign_in_with_pin(page, "bob", "1234")
+            wait_until(page, "document.getElementById('money-panel').dataset.money === 'on'")
+            with LedgerLock(run.state):
+                page.click("#seats [data-seat='3']")
+                page.click("#plays [data-kind='sit']")
+                time.sleep(ANSWER + 0.5)  # the page told the table is still doing it
+                assert "Still being done" in page.locator("#toast").inner_text()
+            wait_until(page, "document.getElementById('toast').textContent === "
+                             "'sit: recorded'", timeout=15)  # the page's own answer
+            assert page.locator("#seats [data-seat='3']").get_attribute("data-occupied") == \
+                "true"
+        finally:
+            context.close()
+        ids = {request_id for request_id, _ in sent}
+        statuses = [status for _, status in sent]
+        assert len(ids) == 1 and statuses[0] == 202 and statuses[-1] == 200, sent
+        assert set(statuses[:-1]) == {202}, sent
+        assert len(ledger_actions(run.state)[ids.pop()]) == 1
