@@ -29,6 +29,7 @@ from shoe_daemon.console.replay_file import ReplayFileWriter
 from shoe_daemon.game.coup import LatchState, ReportState
 
 NOTICES = 5  # refused KEYs the console keeps showing
+RECORDS_WAITING = 256  # the server's records for the ledger the loop has not taken yet
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,13 @@ class Request:
 
 
 class Inbox:
-    """Requests from the server's thread to the table's loop."""
+    """Requests from the server's thread to the table's loop, and the records the server
+    has for the ledger that answer nobody (`record`, `records`: a sign-in lockout)."""
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[Request] = queue.SimpleQueue()
         self._ready = threading.Event()
+        self._records: deque[tuple[str, dict[str, Any]]] = deque(maxlen=RECORDS_WAITING)
 
     def submit(self, action: Action, patience: float) -> concurrent.futures.Future[Outcome]:
         """Hand an action over; its answer (an Outcome, or Refused) comes on the future.
@@ -74,6 +77,20 @@ class Inbox:
                 taken.append(self._queue.get_nowait())
             except queue.Empty:
                 return taken
+
+    def record(self, kind: str, body: dict[str, Any]) -> None:
+        """A record for the ledger, committed by the loop at its next turn (`records`);
+        never blocks. The server bounds how many it makes; past RECORDS_WAITING the oldest
+        waiting is dropped rather than memory growing."""
+        self._records.append((kind, body))
+        self._ready.set()
+
+    def records(self) -> list[tuple[str, dict[str, Any]]]:
+        """The records waiting, oldest first (the loop's thread)."""
+        taken = []
+        while self._records:
+            taken.append(self._records.popleft())
+        return taken
 
     def wait(self, timeout: float) -> None:
         """Sleep until a request comes or `timeout` passes (the loop, while the shoe is away)."""

@@ -150,7 +150,8 @@ def _console(settings: config.Config, log: Any) -> ConsoleServer | None:
     recall = Recall(settings.state_dir, settings.profile)
     console = ConsoleServer(*address, people=people, recall=recall.answer, ssl_context=context,
                             idle=settings.console_idle, longest=settings.console_session,
-                            log=log, loopback=config.is_loopback(address[0]))
+                            log=log, loopback=config.is_loopback(address[0]),
+                            screens=config.console_screens(settings))
     try:
         url = console.start()
     except OSError as e:

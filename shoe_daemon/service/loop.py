@@ -41,11 +41,17 @@ from shoe_daemon.game.houses import get_profile
 from shoe_daemon.odds.monitor import OddsMonitor
 from shoe_daemon.service.config import Config
 from shoe_daemon.service.notify import Notifier
-from shoe_daemon.service.status import FloorStatus, ServiceStatus, StatusReporter
+from shoe_daemon.service.status import (
+    FloorStatus,
+    ServiceStatus,
+    StatusReporter,
+    lockout_words,
+)
 from shoe_daemon.service.table import Table
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
 FLOOR_DRAIN = 2.0  # s a clean stop gives a connected floor link to send the last records
+LOCKOUTS_SHOWN = 5  # sign-in lockouts in force the status names at most
 ODDS_DRAIN = 5.0  # s a clean stop gives the odds monitor to finish (the rest: at the next start)
 
 
@@ -94,6 +100,7 @@ class ServiceLoop:
         self.capture = self.capture_path.open("ab")
         self.console = console
         self.desk: Desk | None = None
+        self.lockouts: list[dict[str, Any]] = []  # console.lockout bodies, while in force
         if console is not None:
             self.desk = Desk(console.people, console.inbox, console.publish_console, self.log,
                              ReplayFileWriter(beside(self.capture_path), self.log))
@@ -135,7 +142,9 @@ class ServiceLoop:
             shoe=where["shoe"], coup=where["coup"],
             hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor(),
             latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches),
-            odds=self.monitor.words(where) if self.monitor is not None else "")
+            odds=self.monitor.words(where) if self.monitor is not None else "",
+            lockouts=tuple(lockout_words(b) for b in self.lockouts
+                           if b["until_ns"] > time.time_ns()))
 
     def _floor(self) -> FloorStatus | None:
         link = self.floor
@@ -186,6 +195,17 @@ class ServiceLoop:
                     with contextlib.suppress(TransportLost):  # line gone is found next turn
                         self.link.send_lamp()
                 future.set_result(outcome)
+
+    def serve_lockouts(self) -> None:
+        """The console's sign-in lockouts (console/throttle.py) into the ledger now, each a
+        `console.lockout` record (the pit's alarm), and kept for the status while in force."""
+        if self.desk is None:
+            return
+        for kind, body in self.desk.inbox.records():
+            self.table.record(kind, body)
+            self.lockouts.append(body)
+        now = time.time_ns()
+        self.lockouts = [b for b in self.lockouts if b["until_ns"] > now][-LOCKOUTS_SHOWN:]
 
     def serve_monitor(self, now: bool = False) -> None:
         """The odds monitor's findings to the table, between the link's turns: committed with
@@ -276,6 +296,7 @@ class ServiceLoop:
                     self.transport.close()
                     down_since = time.monotonic()
                 self.serve_console()
+                self.serve_lockouts()
                 self.serve_monitor()
         except Exception:
             # Unexpected: say so with the traceback, exit non-zero, let systemd restart us.
@@ -312,6 +333,7 @@ class ServiceLoop:
             if self.desk is not None:  # the console works while the shoe is away
                 self.desk.inbox.wait(min(left, self.reporter.slice))
                 self.serve_console()
+                self.serve_lockouts()
             else:
                 self.stop_event.wait(min(left, self.reporter.slice))
             self.serve_monitor(now=True)

@@ -50,6 +50,7 @@
   let shared = null;
   let tab = "table";
   let pinFor = null;
+  let typedId = false; // not one of the table's screens: no name tiles, the id is typed
   let pin = "";
   const latchUi = new Map(); // latch id -> its element and what was chosen on it
   const reportUi = new Map(); // report kind -> its element and what was chosen on it
@@ -128,7 +129,10 @@
     const r = await call("GET", "/api/people");
     const tiles = $("people");
     tiles.replaceChildren();
-    for (const p of (r.data.people || [])) {
+    // Only the table's own screens get the name tiles; elsewhere a person types their id.
+    typedId = r.status === 403;
+    $("staff-form").hidden = !typedId;
+    for (const p of (r.status === 200 && r.data.people) || []) {
       if (!p.pin) continue;
       const b = el("button", "person", p.name);
       b.dataset.person = p.id;
@@ -143,6 +147,7 @@
     $("pin-for").textContent = `PIN for ${person.name}`;
     $("pin-dots").textContent = "";
     $("people").hidden = true;
+    $("staff-form").hidden = true;
     $("pin-pad").hidden = false;
   }
 
@@ -151,6 +156,7 @@
     pin = "";
     $("pin-pad").hidden = true;
     $("people").hidden = false;
+    $("staff-form").hidden = !typedId;
   }
 
   async function signIn(fields) {
@@ -888,6 +894,11 @@
       if (pinFor && pin) signIn({ method: "pin", person: pinFor, pin });
     });
     $("pin-cancel").addEventListener("click", closePad);
+    $("staff-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const id = $("staff-id").value.trim();
+      if (id) openPad({ id, name: id });
+    });
     $("badge-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const badge = $("badge").value;
