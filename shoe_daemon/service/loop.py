@@ -29,8 +29,8 @@ from drivers.transport import Transport, TransportLost, make_transport
 from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.console.actions import Action, Refused
-from shoe_daemon.console.desk import Desk
-from shoe_daemon.console.people import Role
+from shoe_daemon.console.desk import Desk, Keys
+from shoe_daemon.console.people import Role, people_paths
 from shoe_daemon.console.replay_file import ReplayFileWriter, beside
 from shoe_daemon.console.server import ConsoleServer
 from shoe_daemon.console.sessions import Sessions
@@ -97,7 +97,9 @@ class ServiceLoop:
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self.capture_path: Path = captures / f"{stamp}-{os.getpid()}.cap"
-        self.capture = self.capture_path.open("ab")
+        # The raw line, badges included: the daemon's alone (0600), like its ledger.
+        self.capture = os.fdopen(os.open(self.capture_path, os.O_WRONLY | os.O_APPEND
+                                         | os.O_CREAT, 0o600), "ab")
         self.console = console
         self.desk: Desk | None = None
         self.lockouts: list[dict[str, Any]] = []  # console.lockout bodies, while in force
@@ -124,11 +126,21 @@ class ServiceLoop:
                                       self.monitor and self.monitor.notify) if notify]
         self.table = Table(profile, ledger, results, screen, log=self.log,
                            on_commit=_tell_all(told) if told else None,
-                           console=self.desk, till=till)
+                           console=self.desk, till=till,
+                           keys=None if self.desk is not None else self._keys())
         self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
         self.notifier = Notifier()
         self.reporter = StatusReporter(config.table, config.profile, config.state_dir,
                                        self.notifier, self.status)
+
+    def _keys(self) -> Keys:
+        """With the console off, the shoe's KEY is decided against the people file all the
+        same; with no supervisor there, no KEY is taken, and the log says so now."""
+        keys = Keys(people_paths(self.config.state_dir, self.config.people), self.log)
+        if not any(p.role is Role.SUPERVISOR for p in keys.roster.people):
+            self.log.warning("supervisor.none_configured", people=str(keys.people.path),
+                             why="a shoe's KEY is refused: add one with shoe-daemon people")
+        return keys
 
     def status(self) -> ServiceStatus:
         """The service as `systemctl status` and status.json tell it."""
