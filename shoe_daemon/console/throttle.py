@@ -158,11 +158,6 @@ class Throttle:
     _recorded: list[float] = field(default_factory=list)  # when, in the last minute
     _unrecorded: int = 0
     _swept: float = 0.0
-    hashes: int = 0  # PIN checks started since the server started
-
-    def __len__(self) -> int:
-        """Buckets kept (bounded: the people, ADDRESSES_KEPT, the screens and one)."""
-        return len(self._people) + len(self._addresses) + len(self._strangers)
 
     def admit(self, attempt: Attempt) -> Ticket:
         """Counted now, or NotNow (nothing counted, nothing to give back)."""
@@ -187,7 +182,6 @@ class Throttle:
                 raise NotNow("the console is checking other PINs: try again in a moment",
                               0.0)
             self._hashing[place] += 1
-            self.hashes += 1
             if attempt.person is not None:
                 self._checking.add(attempt.person)
         started = [bucket for bucket in buckets if self._count(bucket, attempt, place, now)]
@@ -213,17 +207,6 @@ class Throttle:
                 bucket.failures = max(bucket.failures - 1, 0)
                 if bucket.backoff.delay(bucket.failures) <= 0:
                     bucket.until = 0.0
-
-    def in_force(self) -> list[tuple[str, str | None, str, float]]:
-        """(what, person, place or address, seconds left) of each delay now running."""
-        now = self.clock()
-        out = [(b.what, person, place, b.until - now)
-               for (person, place), b in self._people.items() if b.until > now]
-        out += [(b.what, None, address, b.until - now)
-                for address, b in self._addresses.items() if b.until > now]
-        out += [(b.what, None, key or ELSEWHERE, b.until - now)
-                for key, b in self._strangers.items() if b.until > now]
-        return out
 
     # ---- the buckets ---------------------------------------------------------------------
 
