@@ -268,6 +268,7 @@ def test_elsewhere_the_page_shows_no_staff_and_takes_a_typed_id(tmp_path, browse
         wait_until(page, "!document.getElementById('staff-form').hidden")
         assert page.evaluate("document.querySelectorAll('#people button').length") == 0
         assert "Weber" not in page.content() and "Marti" not in page.content()
+        assert page.inner_text("#sign-in-hint").startswith("Type your staff id")
         shoot(page, "sign-in-elsewhere")
         page.fill("#staff-id", "bob")
         page.click("#staff-go")

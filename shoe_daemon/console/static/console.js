@@ -132,6 +132,9 @@
     // Only the table's own screens get the name tiles; elsewhere a person types their id.
     typedId = r.status === 403;
     $("staff-form").hidden = !typedId;
+    $("sign-in-hint").textContent = typedId
+      ? "Type your staff id and enter your PIN, or present your badge."
+      : "Touch your name and enter your PIN, or present your badge.";
     for (const p of (r.status === 200 && r.data.people) || []) {
       if (!p.pin) continue;
       const b = el("button", "person", p.name);
