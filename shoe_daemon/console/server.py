@@ -10,6 +10,8 @@ answer without blocking. What every request meets, in order:
   body (no duplicate keys, no NaN), exactly the fields the request takes (schema.py);
 - a session (an HttpOnly, SameSite=Strict cookie) where one is needed, its person still
   configured with that role;
+- a sign-in: the throttle (throttle.py), counted before the slow hash; its request id is
+  kept only once it signed in;
 - a client-made request id not seen before (a replay is refused);
 - the role the action needs; then the table's own checks, in its loop.
 A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger.
