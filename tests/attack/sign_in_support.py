@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -110,17 +109,6 @@ def ledger_bodies(state: Path, kind: str | None = None) -> list[dict[str, Any]]:
                 if kind is None or r.kind == kind]
     finally:
         ledger.close()
-
-
-def wait_until(check: Any, timeout: float = 15.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}")
-        time.sleep(0.05)
 
 
 def leaks(paths: Iterable[Path], secrets: Iterable[str]) -> list[tuple[str, str]]:

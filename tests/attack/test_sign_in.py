@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 
+from hil.floor_servers import wait_for as wait_until
 from hil.processes import ROOT, start_daemon, stop
 from shoe_daemon.console.throttle import ADDRESS, PIN
 from tests.attack.sign_in_support import (
@@ -34,7 +35,6 @@ from tests.attack.sign_in_support import (
     rss_kib,
     run,
     sign_in_body,
-    wait_until,
 )
 from tests.console_support import Client, people_by_cli
 from tests.pty_shoe import PtyShoe, wait_for_log
@@ -121,7 +121,8 @@ def test_another_address_cannot_keep_the_supervisor_or_the_screen_out(tmp_path):
         tablet = Client(url, "127.0.0.3")  # ana elsewhere: the delay holds for her there
         status, body = tablet.sign_in("ana", ANA_PIN)
         assert status == 429 and "try again in" in body["error"]
-        wait_until(lambda: time.monotonic() - started > PIN.first + 0.2, PIN.first + 2)
+        wait_until(lambda: time.monotonic() - started > PIN.first + 0.2, PIN.first + 2,
+                   what="the delay to pass")
         assert tablet.sign_in("ana", ANA_PIN)[0] == 200  # the delay passed
 
         for pin in WRONG[40:40 + PIN.free + 2]:  # bob mistypes at the screen
