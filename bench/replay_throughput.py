@@ -29,7 +29,7 @@ from drivers.framing import FrameDecoder
 from hil.capture import Faults, clean_capture, save_capture, write_capture
 from hil.dealer import deal_shoes
 from shoe_daemon.game.houses import PROFILES
-from shoe_daemon.service.replay import CHUNK, replay_bytes
+from shoe_daemon.service.replay import CHUNK, TrustedKeys, replay_bytes
 
 GOAL_FRAMES_PER_S = 25_000
 
@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
 
     decode_s, frames = best_of(args.repeat, lambda: decode_only(data))
     deliver_s, accepted = best_of(args.repeat, lambda: decode_and_deliver(data))
-    replay_s, outcome = best_of(args.repeat, lambda: replay_bytes(data, args.profile))
+    keys = TrustedKeys()  # the simulated shoe's KEYs are a supervisor's by the dealer's word
+    replay_s, outcome = best_of(args.repeat, lambda: replay_bytes(data, args.profile, keys=keys))
     assert isinstance(frames, int) and isinstance(accepted, int)
     print(f"frames on the wire (decoded): {frames}; accepted in order: {accepted}; "
           f"mean {len(data) / frames:.1f} bytes per frame")

@@ -53,13 +53,34 @@ def start_shoe(
     return proc, json.loads(line)
 
 
+def simulated_staff(state_dir: Path) -> None:
+    """The simulated table's supervisors (hil/dealer.py's badges, no PINs), as a casino
+    configures its own: without them the daemon takes none of the shoe's KEYs. Kept if a
+    people file is there already."""
+    from hil.dealer import SUPERVISOR_BADGES
+    from shoe_daemon.console.people import Person, Role, people_paths
+
+    file = people_paths(state_dir)
+    if file.path.exists():
+        return
+    state_dir.mkdir(parents=True, exist_ok=True)
+    roster = file.load(create_key=True)
+    for n, badge in enumerate(SUPERVISOR_BADGES, 1):
+        roster = roster.with_person(Person(f"sim-{n}", f"Inspector {n}", Role.SUPERVISOR))
+        roster = roster.badge_for(f"sim-{n}", badge)
+    file.save(roster)
+
+
 def start_daemon(
     workdir: Path, profile: str, *, usb: bool = False, results: str | None = None,
     extra: list[str] | tuple[str, ...] = (), http: str = "127.0.0.1:0",
-    env: dict[str, str] | None = None,
+    env: dict[str, str] | None = None, staff: bool = True,
 ) -> subprocess.Popen[str]:
     """The real daemon; its display on any free port unless `http` says otherwise; `env`:
-    more environment (a test's crash point, shoe_daemon/floor/crashpoint.py)."""
+    more environment (a test's crash point, shoe_daemon/floor/crashpoint.py); `staff`: the
+    simulated table's supervisors configured unless people are already (`simulated_staff`)."""
+    if staff:
+        simulated_staff(workdir / "state")
     cmd = [sys.executable, "-m", "shoe_daemon.service.cli", "run", "--profile", profile,
            "--state-dir", str(workdir / "state"),
            "--results", results or str(workdir / "results.jsonl"),

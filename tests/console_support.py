@@ -118,7 +118,8 @@ class FeedShoe(Transport):
 class Client:
     """An HTTP client of the console: its cookie, its Origin (the console's own)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, source: str | None = None) -> None:
+        self.source = source  # the client's own address (127.0.0.2 ...: not the screen)
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.origin = f"http://{self.host}:{self.port}"
@@ -127,7 +128,9 @@ class Client:
     def request(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
                 headers: dict[str, str] | None = None,
                 origin: str | None = "own") -> tuple[int, Any, dict[str, str]]:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=20)
+        conn = http.client.HTTPConnection(
+            self.host, self.port, timeout=20,
+            source_address=(self.source, 0) if self.source else None)
         sent = dict(headers or {})
         if origin is not None:
             sent.setdefault("Origin", self.origin if origin == "own" else origin)
@@ -163,6 +166,11 @@ class Client:
     def sign_in(self, person: str, pin: str) -> tuple[int, Any]:
         status, body, _ = self.post("/api/sign-in", {"id": new_id(), "method": "pin",
                                                      "person": person, "pin": pin})
+        return status, body
+
+    def badge(self, badge: str) -> tuple[int, Any]:
+        status, body, _ = self.post("/api/sign-in", {"id": new_id(), "method": "badge",
+                                                     "badge": badge})
         return status, body
 
     def act(self, kind: str, /, **args: str) -> tuple[int, Any]:
@@ -222,8 +230,8 @@ class ConsoleTable:
         self.loop.table.ledger.close()
         return self.rc
 
-    def client(self) -> Client:
-        return Client(self.url)
+    def client(self, source: str | None = None) -> Client:
+        return Client(self.url, source)
 
     def kept(self) -> list[tuple[int, str]]:
         """What the requests kept: the ledger's records but the odds monitor's, which it

@@ -185,22 +185,40 @@ def test_a_session_after_sign_out(table):
     assert [(o["by"], o["args"]["why"]) for o in outs] == [("bob", "asked")]
 
 
-def test_failed_sign_ins_are_throttled_logged_and_not_recorded(table):
+def test_failed_pins_delay_that_person_alone_and_the_delay_is_recorded(table):
+    """At the table's screen: a person's mistyped PINs delay that person's PIN only, never
+    another's, never a badge; the delay is a `console.lockout` record, never the PIN."""
     c = table.client()
     before = kept(table)
-    for pin in ("0000", "1111", "2222"):
+    for pin in ("0000", "1111", "2222", "3333", "5555"):  # the free tries
         assert c.sign_in("ana", pin)[0] == 401
-    status, body = c.sign_in("ana", "3333")
-    assert status == 401
-    # Now locked, the right PIN too; another person from the same address as well.
+    assert kept(table) == before  # a failure inside the free tries is not a ledger record
+    assert c.sign_in("ana", "6666")[0] == 401  # the sixth starts a delay
     status, body = c.sign_in("ana", "4711")
     assert status == 429 and "too many failed sign-ins" in body["error"]
-    assert c.sign_in("bob", "1234")[0] == 429
-    bad_badge = {"id": new_id(), "method": "badge", "badge": "NOT-A-BADGE"}
-    assert c.post("/api/sign-in", bad_badge)[0] == 429
-    assert kept(table) == before  # failed sign-ins are not ledger records
+    assert "a badge still signs you in" in body["error"]
+    assert c.sign_in("bob", "1234")[0] == 200  # another person at the same screen
+    assert c.badge("SUP-77")[0] == 200  # her badge: possession beats the guessed PIN
+    assert c.sign_in("ana", "4711")[0] == 200  # ... and it cleared her PIN's failures here
+    lockouts = table.records("console.lockout")
+    assert [(r.body["what"], r.body["person"], r.body["place"], r.body["failures"])
+            for r in lockouts] == [("pin", "ana", "screen", 6)]
+    assert lockouts[0].body["remote"] == "127.0.0.1" and lockouts[0].body["delay_s"] == 5.0
+    assert not any(secret in json.dumps(r.body) for r in lockouts for secret in
+                   ("4711", "6666", "SUP-77"))
     mixed = {"id": new_id(), "method": "pin", "person": "ana", "pin": "4711", "badge": "x"}
     assert c.post("/api/sign-in", mixed)[0] == 400
+
+
+def test_a_failed_sign_in_keeps_no_request_id(table):
+    """A refused sign-in's id is not kept (nothing an unauthenticated client sends grows
+    the server): the same id signs in once the PIN is right, and is spent then."""
+    c = table.client()
+    request = {"id": new_id(), "method": "pin", "person": "bob", "pin": "9999"}
+    assert c.post("/api/sign-in", request)[0] == 401
+    good = {**request, "pin": "1234"}
+    assert c.post("/api/sign-in", good)[0] == 200
+    assert c.post("/api/sign-in", good)[0] == 409
 
 
 def test_the_wrong_method_and_path(table):

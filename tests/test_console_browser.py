@@ -288,3 +288,30 @@ def test_the_page_asks_again_with_the_same_id_until_the_outcome(tmp_path, browse
         assert len(ids) == 1 and statuses[0] == 202 and statuses[-1] == 200, sent
         assert set(statuses[:-1]) == {202}, sent
         assert len(ledger_actions(run.state)[ids.pop()]) == 1
+
+
+def test_elsewhere_the_page_shows_no_staff_and_takes_a_typed_id(tmp_path, browser):
+    """A browser that is not one of the table's screens (here the screens are ::1 alone)
+    gets no name tiles: the page asks for the staff id, and a PIN signs in with it."""
+    people_by_cli(tmp_path / "state")
+    daemon = start_daemon(tmp_path, "baden", extra=["--console", "127.0.0.1:0",
+                                                    "--console-screens", "::1"])
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(console_url(tmp_path, daemon))
+        wait_until(page, "!document.getElementById('staff-form').hidden")
+        assert page.evaluate("document.querySelectorAll('#people button').length") == 0
+        assert "Weber" not in page.content() and "Marti" not in page.content()
+        assert page.inner_text("#sign-in-hint").startswith("Type your staff id")
+        shoot(page, "sign-in-elsewhere")
+        page.fill("#staff-id", "bob")
+        page.click("#staff-go")
+        for digit in "1234":
+            page.click(f"#pin-pad [data-digit='{digit}']")
+        page.click("#pin-ok")
+        wait_until(page, "document.body.dataset.person === 'bob' && "
+                         "document.body.dataset.screen === 'desk'")
+    finally:
+        context.close()
+        assert stop(daemon) == 0

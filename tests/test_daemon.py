@@ -119,7 +119,9 @@ def test_a_coup_is_acknowledged_published_and_lamped(tmp_path, shoe):
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     events = [json.loads(line)["event"] for line in err.splitlines()]
-    assert events[:3] == ["display.listening", "ledger.restored", "daemon.start"]
+    # Nobody configured: said at start, since the shoe's KEY then takes nothing.
+    assert events[:4] == ["display.listening", "supervisor.none_configured", "ledger.restored",
+                          "daemon.start"]
     assert events[-1] == "daemon.stop"
     assert "shoe.hello" in events and "coup.result" in events
     result_log = next(json.loads(x) for x in err.splitlines() if '"coup.result"' in x)

@@ -22,7 +22,7 @@ from hil.dealer import GameFaults, deal_shoes
 from shoe_daemon.game.cards import ALL_CODES, is_card, points, total
 from shoe_daemon.game.houses import PROFILES, get_profile
 from shoe_daemon.game.rules import Game, Play, swiss_nine
-from shoe_daemon.service.replay import replay_bytes
+from shoe_daemon.service.replay import TrustedKeys, replay_bytes
 
 SEEDS = (1, 2024)
 
@@ -340,7 +340,7 @@ def test_baden_banco_solo_plays_free_and_the_host_agrees(seed: int) -> None:
     assert seen["before DEAL"] and seen["after DEAL"]
     assert seen["punter against the grid"] and seen["banker against the grid"]
     data = write_capture(session.messages, Faults.all(0.03), seed=seed)
-    outcome = replay_bytes(data, "baden")
+    outcome = replay_bytes(data, "baden", keys=TrustedKeys())
     assert [ln for ln in outcome.lines if ln["event"] == "coup.result"] == session.results
     assert {ln.get("code") for ln in outcome.lines if ln["event"] != "coup.result"} <= {
         "SHORT_LAST_COUP"}
@@ -363,7 +363,7 @@ def test_replay_of_a_faulty_capture_gives_the_ground_truth(name: str) -> None:
     """The daemon's replay (decode, delivery, coup machine) agrees with the croupier."""
     session = deal_shoes(name, 3, 31)
     data = write_capture(session.messages, Faults.all(0.05), seed=31)
-    outcome = replay_bytes(data, name)
+    outcome = replay_bytes(data, name, keys=TrustedKeys())
     assert [line for line in outcome.lines if line["event"] == "coup.result"] == session.results
     others = {line.get("code") for line in outcome.lines if line["event"] != "coup.result"}
     assert others <= {"SHORT_LAST_COUP"}
@@ -403,7 +403,7 @@ def faulty_session(name: str, fault: str, seed: int = 11, shoes: int = 3):
 def test_game_faults_ground_truth_is_what_the_host_publishes(name: str, fault: str) -> None:
     session = faulty_session(name, fault)
     data = write_capture(session.messages, Faults.all(0.03), seed=5)
-    outcome = replay_bytes(data, name)
+    outcome = replay_bytes(data, name, keys=TrustedKeys())
     assert [ln for ln in outcome.lines if ln["event"] == "coup.result"] == session.results
     assert outcome.final_state == "decided", "every hold was lifted, the last coup decided"
     codes = Counter(ln["code"] for ln in outcome.lines if ln["event"] == "irregularity")
@@ -422,7 +422,7 @@ def test_each_game_fault_shows_up(fault: str) -> None:
     seen: Counter[str] = Counter()
     for name in sorted(PROFILES):
         session = faulty_session(name, fault, seed=3, shoes=2)
-        outcome = replay_bytes(write_capture(session.messages), name)
+        outcome = replay_bytes(write_capture(session.messages), name, keys=TrustedKeys())
         seen.update(ln["code"] for ln in outcome.lines if ln["event"] == "irregularity")
         if fault == "jam":
             assert Fault("JAM", True) in session.messages
@@ -510,7 +510,7 @@ def test_extra_card_is_the_next_coups_first_card() -> None:
         assert following["punter"]["cards"][0] == wire[-1]
         assert "WRONG_NUMBER" not in result["irregularities"] + following["irregularities"]
     assert extras > 2
-    outcome = replay_bytes(write_capture(session.messages), "baden")
+    outcome = replay_bytes(write_capture(session.messages), "baden", keys=TrustedKeys())
     assert sum(ln.get("code") == "WRONG_NUMBER" for ln in outcome.lines) == extras
 
 
@@ -549,7 +549,7 @@ def test_short_last_coup_is_cancelled(name: str) -> None:
     cancelled = [r for r in session.results if r["outcome"] == "cancelled"]
     assert cancelled and all(r["irregularities"][-1] == "SHORT_LAST_COUP" for r in cancelled)
     assert len(last) <= 6 and sum(isinstance(m, Cut) for m in session.messages) == 6
-    outcome = replay_bytes(write_capture(session.messages), name)
+    outcome = replay_bytes(write_capture(session.messages), name, keys=TrustedKeys())
     cuts = [ln for ln in outcome.lines if ln.get("code") == "CUT_CARD_MISPLACED"]
     assert cuts, "the cut card placed two from the bottom is misplaced everywhere"
     assert sum(r["irregularities"].count("CUT_CARD_MISPLACED") for r in session.results) \

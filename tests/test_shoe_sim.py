@@ -23,7 +23,7 @@ from drivers.framing import FrameDecoder, encode
 from drivers.messages import Ack, Heartbeat, Hello, Lamp, Message
 from hil.faults import parse_faults
 from hil.shoe import session_for
-from shoe_daemon.service.replay import replay_bytes
+from shoe_daemon.service.replay import TrustedKeys, replay_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 20.0  # s for one shoe process, at most
@@ -162,7 +162,7 @@ def assert_delivered_exactly(delivered: list[Message], expected: list[Message]) 
 
 def check_capture(tmp_path: Path, profile: str) -> None:
     truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
-    outcome = replay_bytes((tmp_path / "shoe.cap").read_bytes(), profile)
+    outcome = replay_bytes((tmp_path / "shoe.cap").read_bytes(), profile, keys=TrustedKeys())
     assert [ln for ln in outcome.lines if ln["event"] == "coup.result"] == truth
     assert truth
 

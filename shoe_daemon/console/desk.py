@@ -57,42 +57,38 @@ class TableConsole(Protocol):
               money: dict[str, Any] | None = None) -> None: ...
 
 
-class Desk:
-    """What the table's loop keeps for the console. `show` gets the console's own state
-    (JSON bytes) whenever it changes; it must not block (the server's `publish_console`)."""
+class KeyDecider(Protocol):
+    """What decides the shoe's KEY with the console off: `Keys`, or a replay's."""
 
-    def __init__(self, people: PeopleFile, inbox: Inbox | None = None,
-                 show: Callable[[bytes], None] | None = None, log: Any = None,
-                 replay_file: ReplayFileWriter | None = None) -> None:
+    def decide(self, badge: str, where: dict[str, Any]) -> dict[str, Any]: ...
+
+    def changed_people(self) -> dict[str, Any] | None: ...
+
+
+class Keys:
+    """The shoe's KEY decided against the people file (play.py `decide_key`), said in the
+    log by the person's id, never by the badge; and the people's public part when it changed,
+    for the ledger. The console's Desk decides with it, and so does the table with the
+    console off (`people` None: nobody is configured, and no KEY is taken)."""
+
+    def __init__(self, people: PeopleFile | None, log: Any = None) -> None:
         self.people = people
-        self.inbox = inbox or Inbox()
-        self.show = show
         self.log = log
-        self.replay_file = replay_file
-        self.refusals: deque[dict[str, Any]] = deque(maxlen=NOTICES)
-        self._latches: tuple[Any, ...] | None = None  # what was shown last
         self._roster_digest = ""
 
     @property
     def roster(self) -> Roster:
-        return self.people.roster()
+        return self.people.roster() if self.people is not None else Roster()
 
-    def decide_key(self, badge: str, where: dict[str, Any], frame: int = 0,
-                   seq: int = 0) -> dict[str, Any]:
-        """The shoe's KEY: whose badge it is, and whether it is taken (a supervisor's)."""
+    def decide(self, badge: str, where: dict[str, Any]) -> dict[str, Any]:
+        """Whose badge it is, and whether it is taken (a supervisor's)."""
         decision = decide_key(self.roster, badge)
         if self.log is not None:
             if decision["taken"]:
                 self.log.info("supervisor.key", person=decision["person"], **where)
             else:
-                # Said on the console and in the journal; never the badge itself.
                 self.log.warning("supervisor.key_refused", person=decision["person"],
                                  why=decision["why"], **where)
-        if not decision["taken"]:
-            self.refusals.append({"at": time.time(), "person": decision["person"],
-                                  "why": decision["why"], "shoe": where.get("shoe"),
-                                  "coup": where.get("coup")})
-            self._latches = None  # show the notice
         return decision
 
     def changed_people(self) -> dict[str, Any] | None:
@@ -103,6 +99,42 @@ class Desk:
             return None
         self._roster_digest = roster.digest
         return {"sha256": roster.digest, "people": [p.public() for p in roster.people]}
+
+
+class Desk:
+    """What the table's loop keeps for the console. `show` gets the console's own state
+    (JSON bytes) whenever it changes; it must not block (the server's `publish_console`)."""
+
+    def __init__(self, people: PeopleFile, inbox: Inbox | None = None,
+                 show: Callable[[bytes], None] | None = None, log: Any = None,
+                 replay_file: ReplayFileWriter | None = None) -> None:
+        self.people = people
+        self.keys = Keys(people, log)
+        self.inbox = inbox or Inbox()
+        self.show = show
+        self.log = log
+        self.replay_file = replay_file
+        self.refusals: deque[dict[str, Any]] = deque(maxlen=NOTICES)
+        self._latches: tuple[Any, ...] | None = None  # what was shown last
+
+    @property
+    def roster(self) -> Roster:
+        return self.people.roster()
+
+    def decide_key(self, badge: str, where: dict[str, Any], frame: int = 0,
+                   seq: int = 0) -> dict[str, Any]:
+        """The shoe's KEY: whose badge it is, and whether it is taken (a supervisor's);
+        a refusal is shown on the console too."""
+        decision = self.keys.decide(badge, where)
+        if not decision["taken"]:
+            self.refusals.append({"at": time.time(), "person": decision["person"],
+                                  "why": decision["why"], "shoe": where.get("shoe"),
+                                  "coup": where.get("coup")})
+            self._latches = None  # show the notice
+        return decision
+
+    def changed_people(self) -> dict[str, Any] | None:
+        return self.keys.changed_people()
 
     def state(self, latches: tuple[LatchState, ...], lamp: str = "",
               reports: tuple[ReportState, ...] = (),

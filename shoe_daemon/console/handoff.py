@@ -34,6 +34,7 @@ import concurrent.futures
 import queue
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ from shoe_daemon.console.actions import Action, Refused
 
 ADMIT = 10.0  # s: the loop takes an action within this of its handing over, or never
 ANSWER = 30.0  # s: the longest one HTTP request waits for the outcome of an action taken
+RECORDS_WAITING = 256  # the server's records for the ledger the loop has not taken yet
 NOT_TAKEN = "the table did not get to it in time: nothing was done; try again"
 
 
@@ -119,11 +121,14 @@ class Handoff:
 
 
 class Inbox:
-    """Actions from the server's thread to the table's loop, oldest first."""
+    """Actions from the server's thread to the table's loop, oldest first; and the records
+    the server has for the ledger that answer nobody (`record`, `records`: a sign-in
+    lockout)."""
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[Handoff] = queue.SimpleQueue()
         self._ready = threading.Event()
+        self._records: deque[tuple[str, dict[str, Any]]] = deque(maxlen=RECORDS_WAITING)
 
     def submit(self, action: Action, admit: float | None) -> Handoff:
         """Hand an action over; the loop takes it within `admit` seconds or not at all (None:
@@ -143,8 +148,23 @@ class Inbox:
             except queue.Empty:
                 return taken
 
+    def record(self, kind: str, body: dict[str, Any]) -> None:
+        """A record for the ledger, committed by the loop at its next turn (`records`);
+        never blocks. The server bounds how many it makes; past RECORDS_WAITING the oldest
+        waiting is dropped rather than memory growing."""
+        self._records.append((kind, body))
+        self._ready.set()
+
+    def records(self) -> list[tuple[str, dict[str, Any]]]:
+        """The records waiting, oldest first (the loop's thread)."""
+        taken = []
+        while self._records:
+            taken.append(self._records.popleft())
+        return taken
+
     def wait(self, timeout: float) -> None:
-        """Sleep until an action comes or `timeout` passes (the loop, while the shoe is away)."""
+        """Sleep until an action or a record comes or `timeout` passes (the loop, while the
+        shoe is away)."""
         self._ready.wait(timeout)
 
     def wake(self) -> None:

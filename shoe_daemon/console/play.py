@@ -2,7 +2,8 @@
 actions. One answer for every place that plays records: the live table, its restore from
 the ledger, the recall, and `shoe-daemon replay --console`.
 
-With the console on, a `BTN,KEY` is decided when it comes: the badge is looked up among the
+A `BTN,KEY` is decided when it comes, with the console on or off (the daemon's people
+file; with nobody configured no KEY is taken): the badge is looked up among the
 people (people.py) and the frame is recorded with the person's id it was taken for in place
 of the badge (`fields[1]`, `-` for an unknown badge) and the decision beside it (`badge`):
 `{"person", "role", "taken", "why"}`. Only a configured supervisor's badge is taken; any
@@ -22,6 +23,7 @@ from shoe_daemon.console.actions import ACTIONS, Action, Lines, Table
 from shoe_daemon.console.people import Role, Roster
 
 UNKNOWN_BADGE = "-"
+NO_SUPERVISOR = "no supervisor is configured at this table (shoe-daemon people add)"
 
 
 def is_key(message: Message) -> bool:
@@ -32,8 +34,10 @@ def decide_key(roster: Roster, badge: str) -> dict[str, Any]:
     """What a KEY's badge is taken for: a configured supervisor's, or refused (and why)."""
     person = roster.by_badge(badge)
     if person is None:
+        nobody = not any(p.role is Role.SUPERVISOR for p in roster.people)
         return {"person": None, "role": None, "taken": False,
-                "why": "not the badge of anyone configured at this table"}
+                "why": NO_SUPERVISOR if nobody else
+                "not the badge of anyone configured at this table"}
     if person.role is not Role.SUPERVISOR:
         return {"person": person.id, "role": person.role.value, "taken": False,
                 "why": f"{person.id} is a {person.role.value}, not a supervisor"}

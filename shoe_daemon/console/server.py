@@ -11,6 +11,8 @@ blocking, by the contract of console/handoff.py; the answers are kept for their 
   body (no duplicate keys, no NaN), exactly the fields the request takes (schema.py);
 - a session (an HttpOnly, SameSite=Strict cookie) where one is needed, its person still
   configured with that role;
+- a sign-in: the throttle (throttle.py), counted before the slow hash; nothing of a refused
+  one is kept but its count;
 - the action's kind and arguments, and the role it needs;
 - its client-made request id: a retry gets the first answer, or waits for it;
 - then the table's own checks, in its loop.
@@ -42,9 +44,10 @@ from shoe_daemon.console.answers import (
     asked,
 )
 from shoe_daemon.console.handoff import ADMIT, ANSWER, Inbox, Outcome
-from shoe_daemon.console.people import PeopleFile
+from shoe_daemon.console.people import PeopleFile, Person
 from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
-from shoe_daemon.console.sessions import Session, Sessions, Throttle
+from shoe_daemon.console.sessions import Session, Sessions
+from shoe_daemon.console.throttle import Attempt, Lockout, NotNow, Throttle, is_screen
 from shoe_daemon.display.background import BackgroundServer
 
 STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
@@ -68,6 +71,7 @@ SIGN_IN = {
     "badge": Field("the badge", required=False, max_len=64),
 }
 ONLY_ID = {"id": REQUEST_ID}
+SCREENS = frozenset({"127.0.0.1", "::1"})  # the table's own screens: the Pi's kiosk
 EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[],"money":null}'
 
 
@@ -103,6 +107,14 @@ def parse_json(data: bytes) -> Any:
         raise Invalid(f"the body is not valid JSON: {e}") from None
 
 
+def _signed_in(check: asyncio.Future[Person | None]) -> str | None:
+    """Whose PIN a finished check matched (None: no one, or the check failed)."""
+    if check.cancelled() or check.exception() is not None:
+        return None
+    person = check.result()
+    return person.id if person is not None else None
+
+
 @dataclass(eq=False)
 class _Client:
     queue: asyncio.Queue[bytes]
@@ -125,7 +137,7 @@ class ConsoleServer(BackgroundServer):
                  ssl_context: ssl.SSLContext | None = None, idle: float = 900,
                  longest: float = 43200, log: Any = None, admit: float = ADMIT,
                  answer: float = ANSWER, ledger: LedgerActions | None = None,
-                 loopback: bool = True) -> None:
+                 loopback: bool = True, screens: frozenset[str] = SCREENS) -> None:
         super().__init__(host, port, log)
         self.people = people
         self.recall = recall
@@ -135,7 +147,8 @@ class ConsoleServer(BackgroundServer):
         self.answer = max(answer, admit)
         self.inbox = Inbox()
         self.sessions = Sessions(idle, longest)
-        self.throttle = Throttle()
+        self.screens = screens
+        self.throttle = Throttle(on_lockout=self._locked_out)
         self.answers = Answers(longest, ledger)
         self._view = b"{}"
         self._console = EMPTY_CONSOLE
@@ -371,15 +384,31 @@ class ConsoleServer(BackgroundServer):
     async def _page(self, _: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
 
-    async def _people(self, _: web.Request) -> web.Response:
-        """Who may sign in (for the name tiles): names and ids, never a role or secret."""
+    async def _people(self, request: web.Request) -> web.Response:
+        """Who may sign in (for the name tiles), to the table's own screens alone: names and
+        ids, never a role or secret. Elsewhere a person types their id: a client that is not
+        a screen learns nothing of the staff."""
+        if not self._at_screen(request):
+            raise _Error(403, "the staff list is shown only on the table's own screens: "
+                              "type your staff id")
         roster = self.people.roster()
         return self._json({"people": [{"id": p.id, "name": p.name, "pin": p.pin is not None}
                                       for p in roster.people]})
 
+    def _at_screen(self, request: web.Request) -> bool:
+        return is_screen(request.remote or "", self.screens)
+
+    def _locked_out(self, lockout: Lockout) -> None:
+        """A delay started: logged, and handed to the table's loop for the ledger."""
+        body = lockout.body()
+        if self.log is not None:
+            self.log.warning("console.lockout", **body)
+        self.inbox.record("console.lockout", body)
+
     async def _sign_in(self, request: web.Request) -> web.Response:
+        """Checked, counted before the slow hash (throttle.py), then the session. Nothing of
+        a refused attempt is kept but its count: not its request id, not an unknown person."""
         data = check_object(await self._body(request), SIGN_IN, "a sign-in")
-        self._first_time(data["id"])
         method = data["method"]
         wanted = {"pin": {"person", "pin"}, "badge": {"badge"}}[method]
         given = set(data) - {"id", "method"}
@@ -387,30 +416,30 @@ class ConsoleServer(BackgroundServer):
             raise _Error(400, f"a sign-in by {method} takes {' and '.join(sorted(wanted))}, "
                               "and nothing else")
         remote = request.remote or "?"
-        keys = [f"address:{remote}"] + ([f"person:{data['person']}"] if "person" in data
-                                        else [])
-        wait = self.throttle.locked(*keys)
-        if wait > 0:
-            if self.log is not None:
-                self.log.warning("console.sign_in_locked", person=data.get("person"),
-                                 method=method, remote=remote, wait_s=round(wait, 1))
-            raise _Error(429, f"too many failed sign-ins: try again in {int(wait) + 1} s")
         roster = self.people.roster()
+        named = data.get("person")
+        attempt = Attempt(method, named if named and roster.get(named) else None, remote,
+                          self._at_screen(request))
+        try:
+            ticket = self.throttle.admit(attempt)
+        except NotNow as e:
+            raise _Error(429, e.reason) from None
         if method == "pin":
-            loop = asyncio.get_running_loop()
-            person = await loop.run_in_executor(None, roster.check_pin, data["person"],
-                                                data["pin"])
+            # The slot is the hash's until the hash ends, even if the client goes away.
+            checking = asyncio.get_running_loop().run_in_executor(
+                None, roster.check_pin, data["person"], data["pin"])
+            checking.add_done_callback(lambda f: self.throttle.done(ticket, _signed_in(f)))
+            person = await asyncio.shield(checking)
         else:
             person = roster.by_badge(data["badge"])
+            self.throttle.done(ticket, person.id if person is not None else None)
         if person is None:
-            failures, lock = self.throttle.failed(*keys)
             if self.log is not None:  # never the PIN or the badge
-                self.log.warning("console.sign_in_failed", person=data.get("person"),
-                                 method=method, remote=remote, failures=failures,
-                                 locked_s=lock)
+                self.log.warning("console.sign_in_failed", person=attempt.person,
+                                 method=method, remote=remote, at_screen=attempt.screen)
             raise _Error(401, "sign-in refused: wrong PIN, or a badge or person not "
                               "configured at this table")
-        self.throttle.succeeded(*keys)
+        self._first_time(data["id"])
         session_id = Sessions.new_id()
         await self._submit(Action(data["id"], "sign_in", person.id, person.role,
                                   {"method": method, "session": session_id}))

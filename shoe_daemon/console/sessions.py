@@ -1,14 +1,11 @@
-"""Console sessions and the sign-in throttle: the console server's own state, kept on its
-event loop's thread alone (no locks). The answers kept for retries: console/answers.py.
+"""Console sessions: the console server's own state, kept on its event loop's thread alone
+(no locks). The sign-in throttle is console/throttle.py; the answers kept for retries
+console/answers.py.
 
 - A session is a random token in an HttpOnly, SameSite=Strict cookie; the server keeps only
   its SHA-256. It ends when its person signs out, after `idle` seconds without a request,
   after `longest` seconds whatever, when its person leaves the people file or changes role,
   and when the daemon stops. Each end is a `sign_out` action in the ledger.
-- Failed sign-ins are counted per person and per client address: three are free, then each
-  locks that person and that address out for 5 s, doubling to 5 minutes; a success clears
-  them. They are logged (the journal under systemd), never recorded in the ledger, never
-  with the PIN or badge.
 """
 
 from __future__ import annotations
@@ -17,14 +14,9 @@ import hashlib
 import secrets
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from shoe_daemon.console.people import Role
-
-FREE_FAILURES = 3
-FIRST_LOCK = 5.0  # s
-LONGEST_LOCK = 300.0  # s
-FORGET_FAILURES = 900.0  # s after the last failure its count is forgotten
 
 
 def _digest(token: str) -> str:
@@ -106,47 +98,3 @@ class Sessions:
         self._by_token.clear()
         return gone
 
-
-@dataclass
-class _Failures:
-    count: int = 0
-    locked_until: float = 0.0
-    last: float = 0.0
-
-
-@dataclass
-class Throttle:
-    """Failed sign-ins per key (`person:<id>`, `address:<ip>`)."""
-
-    _keys: dict[str, _Failures] = field(default_factory=dict)
-
-    def locked(self, *keys: str) -> float:
-        """Seconds left before any of these keys may try again (0: now)."""
-        now = time.monotonic()
-        self._forget(now)
-        return max((f.locked_until - now for k in keys if (f := self._keys.get(k))),
-                   default=0.0) if keys else 0.0
-
-    def failed(self, *keys: str) -> tuple[int, float]:
-        """Count a failure against each key; (the highest count, the lock it now has)."""
-        now = time.monotonic()
-        worst, lock = 0, 0.0
-        for key in keys:
-            f = self._keys.setdefault(key, _Failures())
-            f.count += 1
-            f.last = now
-            if f.count > FREE_FAILURES:
-                wait = min(FIRST_LOCK * 2 ** (f.count - FREE_FAILURES - 1), LONGEST_LOCK)
-                f.locked_until = now + wait
-                lock = max(lock, wait)
-            worst = max(worst, f.count)
-        return worst, lock
-
-    def succeeded(self, *keys: str) -> None:
-        for key in keys:
-            self._keys.pop(key, None)
-
-    def _forget(self, now: float) -> None:
-        for key, f in list(self._keys.items()):
-            if now - f.last > FORGET_FAILURES and now > f.locked_until:
-                del self._keys[key]

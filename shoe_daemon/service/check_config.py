@@ -147,10 +147,10 @@ def _console(c: config.Config, found: Findings) -> None:
     """The croupier's console: where, TLS, sessions, and the people file as `run` loads it."""
     address = config.console_address(c)
     if address is None:
-        found.say("console: off (no croupier's console; KEY badges are not checked)")
+        found.say("console: off (no croupier's console; a shoe's KEY is decided against the "
+                  "people file below)")
+        _people(c, found)
         return
-    from shoe_daemon.console.people import PeopleError, Role, people_paths
-
     host, port = address
     shown = f"[{host}]" if ":" in host else host
     scheme, how = ("https", "TLS") if c.console_cert else ("http", "this machine only, no TLS")
@@ -158,6 +158,8 @@ def _console(c: config.Config, found: Findings) -> None:
               f"{c.console_idle} s without a request, {c.console_session} s at most; an "
               f"action not taken by the table within {c.console_admit:g} s is not done, one "
               f"taken is answered within {c.console_answer:g} s or said still being done")
+    found.say(f"console screens: {', '.join(sorted(config.console_screens(c)))} (only they "
+              "show the staff's names; elsewhere a person types their id)")
     if c.console_cert:
         import ssl
 
@@ -168,11 +170,19 @@ def _console(c: config.Config, found: Findings) -> None:
         except (OSError, ssl.SSLError) as e:
             found.errors.append(f"settings 'console_cert' and 'console_key': cannot serve TLS "
                                 f"with them: {e}")
+    _people(c, found)
+
+
+def _people(c: config.Config, found: Findings) -> None:
+    """The people file as `run` loads it: who signs in, whose badge a KEY takes."""
+    from shoe_daemon.console.people import PeopleError, Role, people_paths
+
     people = people_paths(c.state_dir, c.people)
     if not people.path.exists():
         found.say(f"people: none yet in {people.path}")
-        found.warnings.append("setting 'people': nobody can sign in at the console and no KEY "
-                              "badge is taken; add people with `shoe-daemon people add`")
+        found.warnings.append("setting 'people': no supervisor is configured: nobody can sign "
+                              "in at the console and no KEY badge is taken; add people with "
+                              "`shoe-daemon people add`")
         return
     try:
         roster = people.load()
@@ -185,8 +195,8 @@ def _console(c: config.Config, found: Findings) -> None:
               f"{'' if supervisors == 1 else 's'}, {croupiers} croupier"
               f"{'' if croupiers == 1 else 's'}) in {people.path}")
     if not supervisors:
-        found.warnings.append("setting 'people': no supervisor: nothing that needs one (a void, "
-                              "a KEY) can be done")
+        found.warnings.append("setting 'people': no supervisor is configured: nothing that "
+                              "needs one (a void, a KEY) can be done")
     for person in roster.people:
         if person.pin is None and person.badge is None:
             found.warnings.append(f"setting 'people': {person.id} has neither PIN nor badge and "

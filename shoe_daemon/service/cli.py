@@ -33,6 +33,15 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--console", type=Path, metavar="FILE",
                     help="the console file the daemon wrote beside the capture "
                          "(captures/*.console.jsonl): play its actions too")
+    keys = rp.add_mutually_exclusive_group()
+    keys.add_argument("--people", type=Path, metavar="FILE",
+                      help="decide each KEY against this people file, as the daemon does "
+                           "(its key: people.key beside it, or --people-key)")
+    keys.add_argument("--trust-keys", action="store_true",
+                      help="take every KEY, as a daemon that did not decide them (old "
+                           "captures); without this, --people or --console no KEY is taken")
+    rp.add_argument("--people-key", type=Path, metavar="FILE",
+                    help="the people file's key (default: people.key beside it)")
     run = sub.add_parser("run", help="run the daemon against a shoe")
     config.add_arguments(run)
     check = sub.add_parser("check-config", help="validate the settings and say what the "
@@ -154,7 +163,8 @@ def _console(settings: config.Config, log: Any) -> ConsoleServer | None:
                             log=log, admit=settings.console_admit,
                             answer=settings.console_answer,
                             ledger=LedgerActions(settings.state_dir),
-                            loopback=config.is_loopback(address[0]))
+                            loopback=config.is_loopback(address[0]),
+                            screens=config.console_screens(settings))
     try:
         url = console.start()
     except OSError as e:
@@ -193,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"shoe-daemon replay: no such console file: {args.console}", file=sys.stderr)
             return 2
         try:
-            return replay.run(args.profile, args.capture, console=args.console)
+            return replay.run(args.profile, args.capture, console=args.console,
+                              people=args.people, people_key=args.people_key,
+                              trust_keys=args.trust_keys)
         except BrokenPipeError:
             # The reader went away (`| head`): stop quietly, as Unix filters do.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -88,6 +88,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("console_answer", float, 30.0, "seconds a console request waits for the outcome "
             "of an action the table took; then it is answered as still being done, and the "
             "retry with the same request id gets the outcome"),
+    Setting("console_screens", str, "127.0.0.1, ::1", "the addresses of the table's own "
+            "console screens, comma-separated: only they get the staff's name tiles, and a "
+            "guesser elsewhere never delays a PIN there (docs/console.md)"),
     Setting("odds", str, "on", "the pit's odds and integrity monitor: the live shoe's exact "
             "odds after every coup, and each shoe's inventory and shuffle and outcome tests at "
             "its end, as ledger records and on the status line (docs/odds.md)",
@@ -127,6 +130,7 @@ class Config:
     console_session: int = 43200
     console_admit: float = 10.0
     console_answer: float = 30.0
+    console_screens: str = "127.0.0.1, ::1"
     odds: str = "on"
     floor: FloorConfig | None = None  # the file's [floor] table; None: no link
     money: dict[str, Any] | None = None  # the file's [money] table; None: no money kept
@@ -293,11 +297,22 @@ def _check_money(c: Config) -> None:
                           "console: set console too (or remove [money])")
 
 
+def console_screens(c: Config) -> frozenset[str]:
+    """The table's own screens' addresses; ConfigError naming one that is not an address."""
+    from shoe_daemon.console.throttle import screen_set
+
+    try:
+        return screen_set(a for a in c.console_screens.split(",") if a.strip())
+    except ValueError as e:
+        raise ConfigError(f"setting 'console_screens': {e}") from None
+
+
 def _check_console(c: Config) -> None:
     """The console's settings: its own listener, TLS off loopback, sane session lengths."""
     address = console_address(c)
     if address is None:
         return
+    console_screens(c)
     display = http_address(c.http)
     if display is not None and display[1] != 0 and display == address:
         raise ConfigError(f"setting 'console': {c.console} is the display's address; the "

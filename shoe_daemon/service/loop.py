@@ -29,9 +29,9 @@ from drivers.transport import Transport, TransportLost, make_transport
 from shoe_daemon import __version__
 from shoe_daemon.audit.ledger import Ledger, LedgerError
 from shoe_daemon.console.actions import Action, Refused
-from shoe_daemon.console.desk import Desk
+from shoe_daemon.console.desk import Desk, Keys
 from shoe_daemon.console.handoff import DoneThenFailed
-from shoe_daemon.console.people import Role
+from shoe_daemon.console.people import Role, people_paths
 from shoe_daemon.console.replay_file import ReplayFileWriter, beside
 from shoe_daemon.console.server import ConsoleServer
 from shoe_daemon.console.sessions import Sessions
@@ -42,11 +42,17 @@ from shoe_daemon.game.houses import get_profile
 from shoe_daemon.odds.monitor import OddsMonitor
 from shoe_daemon.service.config import Config
 from shoe_daemon.service.notify import Notifier
-from shoe_daemon.service.status import FloorStatus, ServiceStatus, StatusReporter
+from shoe_daemon.service.status import (
+    FloorStatus,
+    ServiceStatus,
+    StatusReporter,
+    lockout_words,
+)
 from shoe_daemon.service.table import Table
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM
 FLOOR_DRAIN = 2.0  # s a clean stop gives a connected floor link to send the last records
+LOCKOUTS_SHOWN = 5  # sign-in lockouts in force the status names at most
 ODDS_DRAIN = 5.0  # s a clean stop gives the odds monitor to finish (the rest: at the next start)
 
 
@@ -92,9 +98,12 @@ class ServiceLoop:
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         self.capture_path: Path = captures / f"{stamp}-{os.getpid()}.cap"
-        self.capture = self.capture_path.open("ab")
+        # The raw line, badges included: the daemon's alone (0600), like its ledger.
+        self.capture = os.fdopen(os.open(self.capture_path, os.O_WRONLY | os.O_APPEND
+                                         | os.O_CREAT, 0o600), "ab")
         self.console = console
         self.desk: Desk | None = None
+        self.lockouts: list[dict[str, Any]] = []  # console.lockout bodies, while in force
         if console is not None:
             self.desk = Desk(console.people, console.inbox, console.publish_console, self.log,
                              ReplayFileWriter(beside(self.capture_path), self.log))
@@ -118,11 +127,21 @@ class ServiceLoop:
                                       self.monitor and self.monitor.notify) if notify]
         self.table = Table(profile, ledger, results, screen, log=self.log,
                            on_commit=_tell_all(told) if told else None,
-                           console=self.desk, till=till)
+                           console=self.desk, till=till,
+                           keys=None if self.desk is not None else self._keys())
         self.link = ShoeLink(self.table, transport, capture=self.capture, log=self.log)
         self.notifier = Notifier()
         self.reporter = StatusReporter(config.table, config.profile, config.state_dir,
                                        self.notifier, self.status)
+
+    def _keys(self) -> Keys:
+        """With the console off, the shoe's KEY is decided against the people file all the
+        same; with no supervisor there, no KEY is taken, and the log says so now."""
+        keys = Keys(people_paths(self.config.state_dir, self.config.people), self.log)
+        if not any(p.role is Role.SUPERVISOR for p in keys.roster.people):
+            self.log.warning("supervisor.none_configured", people=str(keys.people.path),
+                             why="a shoe's KEY is refused: add one with shoe-daemon people")
+        return keys
 
     def status(self) -> ServiceStatus:
         """The service as `systemctl status` and status.json tell it."""
@@ -136,7 +155,9 @@ class ServiceLoop:
             shoe=where["shoe"], coup=where["coup"],
             hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor(),
             latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches),
-            odds=self.monitor.words(where) if self.monitor is not None else "")
+            odds=self.monitor.words(where) if self.monitor is not None else "",
+            lockouts=tuple(lockout_words(b) for b in self.lockouts
+                           if b["until_ns"] > time.time_ns()))
 
     def _floor(self) -> FloorStatus | None:
         link = self.floor
@@ -186,6 +207,17 @@ class ServiceLoop:
                     with contextlib.suppress(TransportLost):  # line gone is found next turn
                         self.link.send_lamp()
                 handoff.done(outcome)
+
+    def serve_lockouts(self) -> None:
+        """The console's sign-in lockouts (console/throttle.py) into the ledger now, each a
+        `console.lockout` record (the pit's alarm), and kept for the status while in force."""
+        if self.desk is None:
+            return
+        for kind, body in self.desk.inbox.records():
+            self.table.record(kind, body)
+            self.lockouts.append(body)
+        now = time.time_ns()
+        self.lockouts = [b for b in self.lockouts if b["until_ns"] > now][-LOCKOUTS_SHOWN:]
 
     def serve_monitor(self, now: bool = False) -> None:
         """The odds monitor's findings to the table, between the link's turns: committed with
@@ -276,6 +308,7 @@ class ServiceLoop:
                     self.transport.close()
                     down_since = time.monotonic()
                 self.serve_console()
+                self.serve_lockouts()
                 self.serve_monitor()
         except Exception:
             # Unexpected: say so with the traceback, exit non-zero, let systemd restart us.
@@ -312,6 +345,7 @@ class ServiceLoop:
             if self.desk is not None:  # the console works while the shoe is away
                 self.desk.inbox.wait(min(left, self.reporter.slice))
                 self.serve_console()
+                self.serve_lockouts()
             else:
                 self.stop_event.wait(min(left, self.reporter.slice))
             self.serve_monitor(now=True)

@@ -12,6 +12,13 @@ the run's lines. Where the table's money was kept, the file says where it began,
 replay prints the money's records among the lines, as the ledger holds them: the same
 settlements, byte for byte. A file that does not fit the capture is refused with where it
 went wrong.
+
+A capture holds the badges, not how the daemon decided them, so without `--console` the
+replay is told how to decide each `BTN,KEY`: `--people FILE` decides it as the daemon does
+(console/play.py: a configured supervisor's badge alone is taken), `--trust-keys` takes any
+(a capture of a daemon that did, before KEYs were decided with the console off), and with
+neither no KEY is taken, and stderr says how many were refused. A badge is never printed:
+a trusted KEY is said as `(any badge)`.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ from typing import Any, TextIO
 from drivers.delivery import Receiver
 from drivers.framing import Frame
 from drivers.link import ShoeLink
-from shoe_daemon.console.people import Roster
+from shoe_daemon.console.desk import KeyDecider, Keys
+from shoe_daemon.console.people import KEY_FILE, PeopleError, PeopleFile, Roster
 from shoe_daemon.console.replay_file import ReplayFile, ReplayFileError
 from shoe_daemon.console.till import Till
 from shoe_daemon.game.coup import BETWEEN_COUPS, LatchState, ReportState
@@ -44,6 +52,30 @@ class ReplayOutcome:
     lines: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
     final_state: str = ""
+
+
+TRUSTED_KEY = "(any badge)"  # who a trusted KEY was taken for: never the badge itself
+
+
+class TrustedKeys:
+    """`--trust-keys`: every KEY taken, for a supervisor the capture cannot name."""
+
+    def decide(self, badge: str, where: dict[str, Any]) -> dict[str, Any]:
+        return {"person": TRUSTED_KEY, "role": "supervisor", "taken": True, "why": None}
+
+    def changed_people(self) -> dict[str, Any] | None:
+        return None
+
+
+class _CountedKeys(Keys):
+    """The KEYs decided against the people given (or nobody), the refused counted."""
+
+    refused = 0
+
+    def decide(self, badge: str, where: dict[str, Any]) -> dict[str, Any]:
+        decision = super().decide(badge, where)
+        self.refused += not decision["taken"]
+        return decision
 
 
 class _FileConsole:
@@ -112,12 +144,13 @@ def _till(profile: HouseProfile, file: ReplayFile) -> Till | None:
     return till
 
 
-def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None) -> ReplayOutcome:
+def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None,
+                 keys: KeyDecider | None = None) -> ReplayOutcome:
     """Decode, deliver in order and play a whole capture (with `console`, its run's console
-    actions at their places); return every published line. ReplayFileError if the console
-    file does not fit the capture."""
-    if console is None:
-        table = Table(get_profile(profile))  # no ledger: it plays and publishes, keeps nothing
+    actions at their places; else each KEY as `keys` decides it: nobody's by default);
+    return every published line. ReplayFileError if the console file does not fit."""
+    if console is None:  # no ledger: it plays and publishes, keeps nothing
+        table = Table(get_profile(profile), keys=keys or _CountedKeys(None))
     else:
         table = _ConsoleReplay(get_profile(profile), console)
     link = ShoeLink(table)  # no transport: nothing to acknowledge
@@ -146,17 +179,36 @@ def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None) -
 
 
 def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-        console: Path | None = None) -> int:
+        console: Path | None = None, people: Path | None = None,
+        people_key: Path | None = None, trust_keys: bool = False) -> int:
     data = capture.read_bytes()
+    keys: KeyDecider | None = None
+    if trust_keys:
+        keys = TrustedKeys()
+    elif console is None:
+        file = None
+        if people is not None:
+            file = PeopleFile(people, people_key or people.parent / KEY_FILE)
+            try:
+                file.load()
+            except PeopleError as e:
+                err.write(f"shoe-daemon replay: --people: {e}\n")
+                return 2
+        keys = _CountedKeys(file)
     try:
         outcome = replay_bytes(data, profile,
-                               ReplayFile.read(console) if console is not None else None)
+                               ReplayFile.read(console) if console is not None else None, keys)
     except ReplayFileError as e:
         err.write(f"shoe-daemon replay: --console {console}: {e}\n")
         return 2
     for line in outcome.lines:
         out.write(json.dumps(line) + "\n")
     err.write(" ".join(f"{k}={v}" for k, v in outcome.stats.items()) + "\n")
+    if isinstance(keys, _CountedKeys) and keys.refused:
+        why = ("not a supervisor's badge in --people" if people is not None else
+               "no --people given (or --trust-keys, for a capture of a daemon that took "
+               "every KEY)")
+        err.write(f"{keys.refused} KEY(s) refused: {why}\n")
     if outcome.final_state not in BETWEEN_COUPS:
         err.write(f"capture ended with a coup not decided (state {outcome.final_state})\n")
     return 0

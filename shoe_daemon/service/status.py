@@ -39,6 +39,7 @@ RUNNING, NOT_IN_PLAY, CANNOT_READ, NOT_RUNNING = 0, 1, 2, 3
 UNMADE = "not made yet"  # the ledger's file is there, its tables not yet
 ODDS_ALARMS = ("odds.alarm", "integrity.alarm")  # the odds monitor's (docs/odds.md)
 ALARMS_SHOWN = 5
+LOCKOUT = "console.lockout"  # the console's sign-in throttle (console/throttle.py)
 
 _STATE_WORDS = {
     "no_shoe": "no shoe loaded",
@@ -84,10 +85,25 @@ class ServiceStatus:
     floor: FloorStatus | None = None  # None: no [floor], no link
     latches: tuple[str, ...] = ()  # the console's open latches ("hold-1-4-1 (WRONG_ORDER)")
     odds: str = ""  # the odds monitor's words: the coup to come, alarms (for the pit)
+    lockouts: tuple[str, ...] = ()  # the console's sign-in delays in force, in words
 
 
 def _clock(unix: float) -> str:
     return datetime.fromtimestamp(unix, UTC).strftime("%H:%M:%S UTC")
+
+
+def lockout_words(body: dict[str, Any]) -> str:
+    """A `console.lockout` record in words: whose sign-ins wait, from where, until when."""
+    until = _clock(body["until_ns"] / 1e9)
+    where = "at the table's screen" if body["place"] == "screen" else "from elsewhere"
+    if body["what"] == "pin":
+        whose = f"{body['person']}'s PIN {where}"
+    elif body["what"] == "address":
+        whose = f"sign-ins from {body['remote']}"
+    else:
+        whose = f"unknown people and badges {where}"
+    return (f"{whose} delayed until {until} ({body['failures']} failures, the last from "
+            f"{body['remote']})")
 
 
 def _floor_words(floor: FloorStatus | None) -> str:
@@ -153,7 +169,8 @@ class StatusReporter:
     def line(self) -> str:
         """One line a person reads in `systemctl status`."""
         s = self.observe()
-        return f"{self._table()}: {self._doing(s)}{_floor_words(s.floor)}"
+        locked = f"; sign-in throttled: {'; '.join(s.lockouts)}" if s.lockouts else ""
+        return f"{self._table()}: {self._doing(s)}{_floor_words(s.floor)}{locked}"
 
     @staticmethod
     def _doing(s: ServiceStatus) -> str:
@@ -200,6 +217,7 @@ class StatusReporter:
             "hold": s.hold[0] if s.hold else None,
             "latches": list(s.latches),
             "odds": s.odds,
+            "lockouts": list(s.lockouts),
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
             "floor": None if s.floor is None else {
@@ -254,7 +272,7 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
     from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
 
     facts: dict[str, Any] = {"records": 0, "chain": "absent", "last": {}, "hold": None,
-                             "unmade": None, "alarms": []}
+                             "unmade": None, "alarms": [], "lockouts": {}}
     try:
         reader = LedgerReader(state_dir)
     except AuditError as e:
@@ -276,6 +294,11 @@ def _ledger_facts(state_dir: Path) -> dict[str, Any]:
                 facts["alarms"] = []  # the odds monitor's alarms of the shoe in play only
             elif record.kind in ODDS_ALARMS:
                 facts["alarms"].append(record.body)
+            elif record.kind == LOCKOUT:  # the latest of each bucket
+                body = record.body
+                facts["lockouts"][(body.get("what"), body.get("person"), body.get("place"),
+                                   body.get("remote") if body.get("what") == "address"
+                                   else None)] = body
             elif record.kind == "result":
                 line = record.body["line"]
                 if line["event"] == "coup.result":
@@ -356,6 +379,8 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
         h = facts["hold"]
         lines.append(f"open hold: {h['code']} ({h['rule']}) at shoe {h['shoe']} coup {h['coup']}")
     lines += _odds_lines(last.get("odds.exposure"), facts["alarms"])
+    lines += [f"sign-in lockout: {lockout_words(body)}"
+              for body in facts["lockouts"].values() if body.get("until_ns", 0) > now_ns]
     if facts["chain"] == UNMADE:
         lines.append("ledger: being made by the starting daemon" if running or starting else
                      "ledger: its file has no tables: a first start stopped before making "

@@ -60,7 +60,7 @@ from drivers.records import (
 )
 from shoe_daemon.audit.ledger import Ledger, LedgerError, Record
 from shoe_daemon.console.actions import Action, Refused, admit
-from shoe_daemon.console.desk import TableConsole
+from shoe_daemon.console.desk import KeyDecider, TableConsole
 from shoe_daemon.console.handoff import DoneThenFailed, Outcome
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, is_key, key_record, play_action, play_frame
@@ -110,13 +110,15 @@ class Table:
     def __init__(self, profile: HouseProfile, ledger: Ledger | None = None,
                  results: TextIO | None = None, display: TableDisplay | None = None,
                  log: Any = None, on_commit: Callable[[], None] | None = None,
-                 console: TableConsole | None = None, till: Till | None = None) -> None:
+                 console: TableConsole | None = None, till: Till | None = None,
+                 keys: KeyDecider | None = None) -> None:
         self.ledger = ledger
         self.on_commit = on_commit  # told after each commit (the floor link); must not block
         self.results = results
         self.display = display
         self.log = log if log is not None else SILENT
         self.console = console
+        self.keys = keys  # the KEY's decision with the console off (None: the game's alone)
         self.till = till
         self.machine = self._new_machine(profile)
         self.published: list[dict[str, Any]] = []  # the lines, when there is no results file
@@ -189,8 +191,9 @@ class Table:
             self._note(message, kind)
         decision = None
         if self.console is None:
-            lines = self.machine.handle(message)
-            body = None
+            body = self._key_decided(frame.seq, message)
+            game = message if body is None else game_message(message, body)
+            lines = self.machine.handle(game) if game is not None else []
         else:
             lines, body, decision = self._console_frame(frame.seq, message)
         money = self._money_moved()
@@ -325,8 +328,9 @@ class Table:
                 self.display.rebuild([])
             self.standing = Standing.IN_STEP
             return Receiver()
-        if self.console is None:
-            frames = [frame_message(r.body) for r in self.ledger.records(start, ("frame",))]
+        if self.console is None:  # a KEY as it was decided then
+            frames = [m for r in self.ledger.records(start, ("frame",))
+                      if (m := game_message(frame_message(r.body), r.body)) is not None]
             replayed = self.machine.restore(frames, max(before, 0))
         else:
             replayed = self.machine.restore((), max(before, 0))
@@ -427,6 +431,19 @@ class Table:
                                  or self.machine.waiting):
             body["started"] = False  # it waited, or was held: no restore starts here
         return lines, body, decision
+
+    def _key_decided(self, seq: int, message: Message) -> dict[str, Any] | None:
+        """With the console off, a KEY decided against the people (`keys`) as the console
+        decides it: its record, with the person's id in place of the badge. None for any
+        other frame, or with no `keys` (the game alone: a replay told to trust KEYs)."""
+        if self.keys is None or not is_key(message):
+            return None
+        people = self.keys.changed_people()
+        if people is not None:
+            self._backlog.append(("console.people", people))
+        assert isinstance(message, Button) and message.arg is not None
+        return key_record(frame_body(seq, message), self.keys.decide(message.arg,
+                                                                      self.where()))
 
     def act(self, action: Action) -> Outcome:
         """One of the console's actions, in the table's loop, as a batch of its own: the game
@@ -700,8 +717,6 @@ class Table:
                 boot_id=message.boot_id, **self.where())
         elif isinstance(message, Fault):
             self.log.warning("shoe.fault", code=message.code, on=message.on, **self.where())
-        elif isinstance(message, Button) and message.name == "KEY" and self.console is None:
-            self.log.info("supervisor.key", badge=message.arg, **self.where())
 
     def _track_hold(self, lines: list[dict[str, Any]]) -> None:
         """The hold in force, from the lines that raise and lift holds."""

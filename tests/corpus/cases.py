@@ -6,6 +6,10 @@ As gpsd keeps device logs with their expected decode, each case here is a raw ca
 hand against the seed rule each case names; `tests/test_corpus.py` replays every capture
 through the real command and compares, and checks this file still makes the same bytes.
 
+The captures without a console file are the shoe's alone, with nobody configured: their
+KEYs are a supervisor's by the case's word, so they are replayed with `--trust-keys` (a
+trusted KEY is printed as `(any badge)`, never the badge).
+
 Regenerate after a deliberate change:  .venv/bin/python -m tests.corpus.cases --write
 (then review the diff of the .jsonl files before committing).
 """
@@ -159,13 +163,14 @@ CASES: list[Case] = [
 
 def expected(case: Case) -> str:
     from shoe_daemon.console.replay_file import ReplayFile
-    from shoe_daemon.service.replay import replay_bytes
+    from shoe_daemon.service.replay import TrustedKeys, replay_bytes
 
     console = None
     if case.console:
         console = ReplayFile(actions=[(after, (after + case.start_seq - 1) % 65536 if after
                                        else None, body) for after, body in case.console])
-    lines = replay_bytes(case.capture(), case.profile, console).lines
+    keys = None if console is not None else TrustedKeys()
+    lines = replay_bytes(case.capture(), case.profile, console, keys).lines
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 

@@ -51,6 +51,7 @@
   let shared = null;
   let tab = "table";
   let pinFor = null;
+  let typedId = false; // not one of the table's screens: no name tiles, the id is typed
   let pin = "";
   const latchUi = new Map(); // latch id -> its element and what was chosen on it
   const reportUi = new Map(); // report kind -> its element and what was chosen on it
@@ -145,7 +146,13 @@
     const r = await call("GET", "/api/people");
     const tiles = $("people");
     tiles.replaceChildren();
-    for (const p of (r.data.people || [])) {
+    // Only the table's own screens get the name tiles; elsewhere a person types their id.
+    typedId = r.status === 403;
+    $("staff-form").hidden = !typedId;
+    $("sign-in-hint").textContent = typedId
+      ? "Type your staff id and enter your PIN, or present your badge."
+      : "Touch your name and enter your PIN, or present your badge.";
+    for (const p of (r.status === 200 && r.data.people) || []) {
       if (!p.pin) continue;
       const b = el("button", "person", p.name);
       b.dataset.person = p.id;
@@ -160,6 +167,7 @@
     $("pin-for").textContent = `PIN for ${person.name}`;
     $("pin-dots").textContent = "";
     $("people").hidden = true;
+    $("staff-form").hidden = true;
     $("pin-pad").hidden = false;
   }
 
@@ -168,6 +176,7 @@
     pin = "";
     $("pin-pad").hidden = true;
     $("people").hidden = false;
+    $("staff-form").hidden = !typedId;
   }
 
   async function signIn(fields) {
@@ -905,6 +914,11 @@
       if (pinFor && pin) signIn({ method: "pin", person: pinFor, pin });
     });
     $("pin-cancel").addEventListener("click", closePad);
+    $("staff-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const id = $("staff-id").value.trim();
+      if (id) openPad({ id, name: id });
+    });
     $("badge-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const badge = $("badge").value;
