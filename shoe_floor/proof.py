@@ -86,7 +86,7 @@ def _lodged_key(table: str, sig: RecordSignature,
         owner = lodged.owner(sig.key_id)
         if owner is not None and owner != lodged.directory(table).name:
             raise VerifyFailed(f"record {sig.idx}: the signature kept for it is by key "
-                               f"{sig.key_id}, lodged for table {owner!r}, not {table!r}'s "
+                               f"{sig.key_id}, lodged for table {owner!r}, not for {table!r} "
                                "(the store's signatures changed after collection)")
         return None
     if not sig.verifies(key, table):
