@@ -22,7 +22,8 @@ from shoe_floor import query
 from shoe_floor.proof import prove
 from shoe_floor.store import Store
 from shoe_floor.table_keys import LodgedKeys
-from tests.floor.conftest import PREFIX, Raw, assert_exact, lodge_key, wait_for
+from tests.floor.conftest import PREFIX, Raw, Table, assert_exact, lodge_key, wait_for
+from tests.floor.test_floor_daemon import stored
 from tests.floor.test_floor_export import audit_verify, floor_cli
 from tests.test_audit_money import events
 
@@ -46,12 +47,16 @@ def with_export(toml: Path, state_dir: Path) -> Path:
     return toml
 
 
-def stored(database: str, table: str) -> int:
-    store = Store(database)
+def send_all(database: str, *tables: Table) -> None:
+    """The tables' links started, until the store holds exactly their ledgers, and stopped."""
+    links = [FloorLink(t.config, t.state_dir, poll=0.1) for t in tables]
+    for link in links:
+        link.start()
     try:
-        return len(store.records(table))
+        assert_exact(database, list(tables)).close()
     finally:
-        store.close()
+        for link in links:
+            link.stop()
 
 
 def kept(database: str, table: str) -> list[tuple[int, str]]:
@@ -115,13 +120,8 @@ def test_a_store_made_before_the_signatures_were_kept(make_table, collector, col
     table = make_table("t1")
     table.commit(20)
     first = collector("collector-1")
-    link = FloorLink(table.config, table.state_dir, poll=0.1)
-    link.start()
-    try:
-        assert_exact(database, [table]).close()
-    finally:
-        link.stop()
-        first.stop()
+    send_all(database, table)
+    first.stop()
     store = Store(database)
     store.db.execute("DROP TABLE signatures")  # as the collector before this change left it
     store.close()
@@ -141,12 +141,7 @@ def test_a_store_made_before_the_signatures_were_kept(make_table, collector, col
             "before the floor kept the tables' signatures (an upgrade: the table's next "
             "message proves them)") in unproven.stderr
     table.commit(1)  # the table's next message, signed over record 21
-    link = FloorLink(table.config, table.state_dir, poll=0.1)
-    link.start()
-    try:
-        assert_exact(database, [table]).close()
-    finally:
-        link.stop()
+    send_all(database, table)
     done = floor_cli("export", "--config", str(toml), "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert events(out / "t1") == [r.as_dict() for r in table.records()]
@@ -174,18 +169,9 @@ def test_the_regulators_check_of_a_tables_signatures_as_documented(make_table, c
     t1, t2 = make_table("t1"), make_table("t2")
     t1.commit(24)
     t1.commit(16)  # a second transaction, a later time: the range ends between the two
+    t2.commit(3)
     collector()
-    links = [FloorLink(t.config, t.state_dir, poll=0.1) for t in (t1, t2)]
-    for link in links:
-        link.start()
-    try:
-        t2.commit(3)
-        for link in links:
-            link.notify()
-        assert_exact(database, [t1, t2]).close()
-    finally:
-        for link in links:
-            link.stop()
+    send_all(database, t1, t2)
     toml = with_export(collector_toml("collector-1"), tmp_path / "floor")
     assert floor_cli("keygen", "--config", str(toml)).returncode == 0
     out = tmp_path / "export"
