@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     ve.add_argument("--table-keys", type=Path, metavar="DIR",
                     help="the tables' keys lodged, DIR/<table>/*.pub.pem: each table's "
                          "signatures must use its own")
+    ve.add_argument("--without-table-signatures", action="store_true",
+                    help="accept an export made before the floor kept the tables' signatures: "
+                         "vouched for by the floor's key alone")
     for name, text in (("keygen", "make the floor's first signing key"),
                        ("rotate-key", "make a new current signing key (old ones are kept)"),
                        ("public-key", "print the floor's public key and its key id, to lodge")):
@@ -202,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     prog = f"shoe-floor {args.command}"
     try:
         if args.command == "verify":
-            for line in verify_floor(args.export, args.public_key, args.table_keys):
+            for line in verify_floor(args.export, args.public_key, args.table_keys,
+                                     args.without_table_signatures):
                 print(line)
             return 0
         if args.command in ("keygen", "rotate-key", "public-key"):

@@ -21,8 +21,9 @@ from shoe_floor.table_keys import LodgedKeys, read_dir
 
 
 def verify_floor(outdir: Path, public_key: Path | None = None,
-                 table_keys: Path | None = None) -> list[str]:
-    """One summary line per table, or VerifyFailed naming the first bad thing."""
+                 table_keys: Path | None = None, floor_alone: bool = False) -> list[str]:
+    """One summary line per table, or VerifyFailed naming the first bad thing (`floor_alone`:
+    accept tables without their signatures, as `audit verify` does)."""
     if table_keys is not None and not table_keys.is_dir():
         raise AuditError(f"--table-keys: {table_keys} is not a directory")
     if not outdir.is_dir():
@@ -61,7 +62,8 @@ def verify_floor(outdir: Path, public_key: Path | None = None,
         lodged = None if table_keys is None else read_dir(
             LodgedKeys(table_keys).directory(entry["table_id"]))
         try:
-            lines.append(f"{entry['dir']}: {verify_export(where, key_path, lodged)}")
+            lines.append(f"{entry['dir']}: "
+                         f"{verify_export(where, key_path, lodged, floor_alone)}")
         except VerifyFailed as e:
             raise VerifyFailed(f"{entry['dir']}: {e}") from e
         said = json.loads((where / MANIFEST).read_bytes()).get("floor", {})

@@ -134,10 +134,13 @@ def public_key_at(path: Path, where: str | None = None) -> Ed25519PublicKey:
 
 
 def verify_export(outdir: Path, public_key: Path | None = None,
-                  table_keys: dict[str, Ed25519PublicKey] | None = None) -> str:
+                  table_keys: dict[str, Ed25519PublicKey] | None = None,
+                  floor_alone: bool = False) -> str:
     """Check an export; return a one-line summary, or VerifyFailed naming the first bad thing.
-    `table_keys`: for a floor export's table directory, the keys lodged for the table (by key
-    id): each key its table signatures use must be one of them."""
+    For a floor export's table directory: `table_keys`, the keys lodged for the table (by key
+    id), each key its table signatures use must be one of them; `floor_alone`, accept one
+    without table signatures (made before the floor kept them), vouched for by the floor's
+    key alone."""
     if not outdir.is_dir():
         raise AuditError(f"{outdir}: no such export directory")
     for name in EXPORT_FILES:  # settlements.csv: once the manifest's format says it has one
@@ -203,7 +206,7 @@ def verify_export(outdir: Path, public_key: Path | None = None,
             raise VerifyFailed(f"{MANIFEST}: says settlements {manifest.get('settlements')}, "
                                f"{EVENTS} has {said}")
     signed = (_table_signatures(outdir, manifest, events, table_keys)
-              if SIGNATURES in files else _floor_alone(manifest))
+              if SIGNATURES in files else _floor_alone(manifest, floor_alone))
     money = events.money.finish()
     first = manifest["records"]["first"]
     return (f"export intact: records {first}..{last} ({events.count}), "
@@ -212,11 +215,18 @@ def verify_export(outdir: Path, public_key: Path | None = None,
             f"{kid} ({source}){signed}; {money.text()}")
 
 
-def _floor_alone(manifest: dict[str, Any]) -> str:
-    """What a floor export made before the floor kept the tables' signatures vouches for."""
+def _floor_alone(manifest: dict[str, Any], accepted: bool) -> str:
+    """A floor export's table directory without the tables' signatures: made before the floor
+    kept them, or made so by whoever holds the floor's key. Refused unless `accepted`."""
     if "floor" not in manifest:
         return ""
-    return ("; a floor export without the tables' signatures (made before the floor kept "
+    if not accepted:
+        raise VerifyFailed(f"{MANIFEST}: a floor export without the table's signatures "
+                           f"(format {manifest['format']}): its records are vouched for by "
+                           "the floor's key alone, not proven the table's (made before the "
+                           "floor kept them, or by whoever holds the floor's key); "
+                           "--without-table-signatures accepts it as that")
+    return ("; a floor export without the table's signatures (made before the floor kept "
             "them): its records are vouched for by the floor's key alone")
 
 

@@ -376,3 +376,37 @@ def test_an_export_rewritten_with_the_floors_own_key_is_refused_by_the_tables(pi
         assert found, verdict.stderr
         low = int(found[2] or found[1])
         assert low <= changed[0] <= int(found[1])
+
+
+def test_an_export_stripped_of_its_table_signatures_is_refused(pit, good, tmp_path):
+    """Whoever holds the floor's key makes a table's directory look like one made before the
+    floor kept the tables' signatures (the three files gone, format 2), a card changed, all
+    signed again with the floor's key: both verifiers refuse it; accepted only when asked
+    for (an export made before the upgrade), and then said to be the floor's word alone."""
+    from tests.test_audit_money import forge, sign
+
+    out = tmp_path / "export"
+    shutil.copytree(good, out)
+    d = out / "t1"
+    manifest = json.loads((d / "manifest.json").read_text())
+    for name in ("signatures.jsonl", "tail.jsonl", "table-keys.json"):
+        (d / name).unlink()
+        del manifest["files"][name]
+    manifest["format"] = "shoe-daemon-audit-export/2"
+    del manifest["floor"]["table_signatures"]
+    sign(d, pit.floor_state, manifest)
+    forge(d, pit.floor_state, lambda rows: rows[len(rows) // 2]["body"].update(forged=True))
+    floor = json.loads((out / "floor-manifest.json").read_text())
+    next(e for e in floor["tables"] if e["dir"] == "t1").pop("table_keys")
+    (out / "floor-manifest.json").write_text(json.dumps(floor))
+    resign_floor(out, pit.floor_state)
+    for verdict in (floor_verify(pit, out), audit_verify(pit, d, "t1")):
+        assert verdict.returncode == 1
+        assert ("manifest.json: a floor export without the table's signatures (format "
+                "shoe-daemon-audit-export/2): its records are vouched for by the floor's key "
+                "alone, not proven the table's") in verdict.stderr, verdict.stderr
+    asked = floor_cli("verify", str(out), "--public-key", str(pit.floor_key),
+                      "--without-table-signatures")
+    assert asked.returncode == 0, asked.stderr
+    assert "t1: export intact" in asked.stdout and "vouched for by the floor's key alone" \
+        in asked.stdout
