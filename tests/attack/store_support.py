@@ -93,9 +93,14 @@ def _collector(toml: Path, log: Path) -> subprocess.Popen[bytes]:
     with log.open("w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "shoe_floor.cli", "collect", "--config",
                                  str(toml)], cwd=ROOT, stdout=err, stderr=err)
-    wait_for(lambda: '"collector.connected"' in log.read_text() or proc.poll() is not None, 30,
-             what="the collector to connect")
-    assert proc.poll() is None, log.read_text()[-2000:]
+    try:
+        wait_for(lambda: '"collector.connected"' in log.read_text() or proc.poll() is not None,
+                 30, what="the collector to connect")
+        assert proc.poll() is None, log.read_text()[-2000:]
+    except BaseException:
+        proc.kill()  # never left running behind a failed start
+        proc.wait()
+        raise
     return proc
 
 
