@@ -4,7 +4,9 @@
   ledgers (real records: dealt shoes' frames and results, real chains and seals) are sent
   to the broker by their own floor links while no collector runs, as during a pit outage;
   then `shoe-floor collect` starts and the bench times until every record is stored
-  (goal: at least 20,000 records/s).
+  (goal: at least 20,000 records/s). Then the store is exported whole (`shoe-floor
+  export`: every record proven by its table's kept signatures) and the export checked with
+  the lodged keys (`shoe-floor verify`), each timed.
 - latency: from a table's commit (the record's `wall_ns`, stamped just before the ledger's
   commit) to the row's commit in PostgreSQL (`track_commit_timestamp`), p50 and p99, with
   200 simulated tables dealing at a croupier's pace (each a real ledger and a real
@@ -335,9 +337,33 @@ def drain(work: Path, tables: int, records: int, batch_size: int,
                 "records_per_s_from_start": round(total / wall),
                 "records_per_s_first_to_last_commit": round(total / span) if span else None,
                 "cpu_s_during_drain": cpu,
-                "alarms": alarms, "store_equals_ledgers": exact}
+                "alarms": alarms, "store_equals_ledgers": exact,
+                **_export_and_verify(floor)}
     finally:
         floor.close()
+
+
+def _export_and_verify(floor: Floor) -> dict[str, Any]:
+    """The drained store exported whole by `shoe-floor export` (every table's records proven
+    by its kept signatures, checked with its lodged key) and the export checked by `shoe-floor
+    verify` with the lodged keys, each timed as its own process."""
+    toml = floor.toml(1)
+    toml.write_text(toml.read_text() + f'\n[export]\nstate_dir = "{floor.work / "floor"}"\n')
+    cli = [sys.executable, "-m", "shoe_floor.cli"]
+    subprocess.run([*cli, "keygen", "--config", str(toml)], check=True, capture_output=True)
+    out = floor.work / "export"
+    t = time.monotonic()
+    subprocess.run([*cli, "export", "--config", str(toml), "--out", str(out)], check=True,
+                   capture_output=True)
+    exported = time.monotonic() - t
+    t = time.monotonic()
+    subprocess.run([*cli, "verify", str(out), "--public-key", str(out / "floor.pub.pem"),
+                    "--table-keys", str(floor.table_keys)], check=True, capture_output=True)
+    checked = time.monotonic() - t
+    signatures = sum(len((d / "signatures.jsonl").read_bytes().splitlines())
+                     for d in out.iterdir() if d.is_dir())
+    return {"export_s": round(exported, 1), "verify_s": round(checked, 1),
+            "export_signatures": signatures}
 
 
 def _cpu_by_program() -> dict[str, float]:

@@ -3,7 +3,7 @@
     shoe-floor collect --config floor.toml   every table's records into the store
     shoe-floor serve --config floor.toml [--http HOST:PORT]   the pit's live page
     shoe-floor export --config floor.toml --out DIR [--from T] [--to T] [--table NAME ...]
-    shoe-floor verify DIR [--public-key PEM]  a floor export, every table in it
+    shoe-floor verify DIR [--public-key PEM] [--table-keys DIR]  a floor export, every table
     shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
     shoe-floor lodge-key --config floor.toml TABLE FILE   file a table's public key
     shoe-floor acl [--prefix P] [--collector NAME] [--pit NAME]   the broker's ACL file
@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     ve.add_argument("export", type=Path, metavar="DIR")
     ve.add_argument("--public-key", type=Path, metavar="PEM",
                     help="the floor key lodged (default: the export's own floor.pub.pem)")
+    ve.add_argument("--table-keys", type=Path, metavar="DIR",
+                    help="the tables' keys lodged, DIR/<table>/*.pub.pem: each table's "
+                         "signatures must use its own")
+    ve.add_argument("--without-table-signatures", action="store_true",
+                    help="accept an export made before the floor kept the tables' signatures: "
+                         "vouched for by the floor's key alone")
     for name, text in (("keygen", "make the floor's first signing key"),
                        ("rotate-key", "make a new current signing key (old ones are kept)"),
                        ("public-key", "print the floor's public key and its key id, to lodge")):
@@ -131,8 +137,8 @@ def _export(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     store = _open_store(config.database)
     try:
-        floor = export_floor(store, config.state_dir, args.out, args.start, args.end,
-                             args.table)
+        floor = export_floor(store, config.state_dir, config.table_keys, args.out,
+                             args.start, args.end, args.table)
     finally:
         store.close()
     for entry in floor["tables"]:
@@ -199,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     prog = f"shoe-floor {args.command}"
     try:
         if args.command == "verify":
-            for line in verify_floor(args.export, args.public_key):
+            for line in verify_floor(args.export, args.public_key, args.table_keys,
+                                     args.without_table_signatures):
                 print(line)
             return 0
         if args.command in ("keygen", "rotate-key", "public-key"):

@@ -6,7 +6,8 @@ is always whole in one batch, so its acknowledgement follows the commit of all i
 
 Every records message is checked whole before any of its records goes further: signed by
 its table's lodged key over its last record, its records one unbroken piece of chain
-(shoe_floor.signature). A refused message stores none of its records and is alarmed; the
+(shoe_floor.signature); the store keeps the signature of each message it accepts, what
+proves its records at export. A refused message stores none of its records and is alarmed; the
 chain waits at a gap that the table's genuine records fill (its resend). A message signed
 with a key that is not lodged yet is watched for: once the key is lodged, the table is asked
 to resend, so records that came before their key are not lost.
@@ -41,6 +42,7 @@ from shoe_daemon.floor import topics
 from shoe_daemon.floor.crashpoint import crash_point
 from shoe_daemon.floor.mqtt import connect, make_client
 from shoe_daemon.floor.outbox import message
+from shoe_daemon.floor.signing import Signature
 from shoe_floor import chain
 from shoe_floor.config import CollectorConfig, CollectorConfigError
 from shoe_floor.group import Clearance, behind
@@ -285,6 +287,7 @@ class Collector:
         # record, else (None) the record's own JSON, so the alarm names that record alone.
         records: dict[str, list[tuple[Record, bytes | None]]] = defaultdict(list)
         refused: list[tuple[str, Refusal, bytes]] = []
+        signed: list[tuple[str, Signature]] = []  # each accepted message's, for the store
         latest: dict[tuple[str, str], bytes] = {}  # (table, state|online): the last word
         for _, msg, parsed in batch:
             table = topics.table_of(self.prefix, msg.topic)
@@ -295,10 +298,11 @@ class Collector:
                 self.received += len(parsed)
                 self.messages += 1
                 whole = bytes(msg.payload)
-                why = check_message(table, parsed, _user_properties(msg), self.keys)
-                if why is not None:
-                    refused.append((table, why, whole))
+                checked = check_message(table, parsed, _user_properties(msg), self.keys)
+                if isinstance(checked, Refusal):
+                    refused.append((table, checked, whole))
                     continue
+                signed.append((table, checked))
                 records[table] += [(r, whole if len(parsed) == 1 else None)
                                    for r in parsed if not isinstance(r, str)]
             elif leaf in (topics.STATE, topics.ONLINE):
@@ -314,6 +318,7 @@ class Collector:
                     store.set_online(table, payload.decode(errors="replace"), now)
             for table, why, whole in refused:
                 self._refuse(store, table, why, whole, now)
+            store.add_signatures(signed, now)
             self._beat(store)
             fresh: dict[str, list[Record]] = {}
             for table in names:

@@ -11,14 +11,23 @@ of docs/audit.md. At the top, floor-manifest.json names every table exported, it
 the SHA-256 of its manifest.json, signed by the same key (floor-manifest.sig), so a table's
 directory cannot be left out or swapped unnoticed.
 
-Before anything is signed, each table's chain is checked again in the store, from the first
-record the floor holds to the end of the range (index, link and hash of every record, as
-`audit verify` checks events.jsonl): a store changed after collection is refused, nothing
-written. The HMAC seals need the table's ledger key, which the floor does not hold: the
-manifest says so. What the chain check cannot settle is said in each manifest's `floor`
-section, signed: the floor alarms about records of the range (a conflicting copy of a record
-refused, a gap repaired...), and whether the range is known complete (the floor holds a
-verified record after it) or ends at the floor's verified tip.
+Each table's directory also carries what proves its records are the table's, whoever has
+written the store since the collector: the table's own signatures the collector kept, over
+records of the range up to the first one signed at or after its end (signatures.jsonl), the
+records after the range up to that one (tail.jsonl), and the table's lodged public keys
+(table-keys.json), all named in its signed manifest (shoe_daemon.audit.table_signatures);
+the floor manifest names each table's key ids.
+
+Before anything is signed, each table's records are proven in the store (shoe_floor.proof:
+every kept signature over them verified with the table's lodged key, the range covered) and
+its chain checked again, from the first record the floor holds to the record the covering
+signature names (index, link and hash of every record, as `audit verify` checks
+events.jsonl): a store changed after collection is refused, nothing written. The HMAC seals
+need the table's ledger key, which the floor does not hold: the manifest says so. What the
+checks cannot settle is said in each manifest's `floor` section, signed: the floor alarms
+about records of the range (a conflicting copy of a record refused, a gap repaired...), and
+whether the range is known complete (the floor holds a verified record after it) or ends at
+the floor's verified tip.
 """
 
 from __future__ import annotations
@@ -34,13 +43,25 @@ from typing import Any
 from shoe_daemon import __version__
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.builder import ExportBuilder, staged
-from shoe_daemon.audit.layout import MANIFEST, iso, manifest_bytes
+from shoe_daemon.audit.layout import (
+    MANIFEST,
+    SIGNATURES,
+    SIGNED_FORMAT,
+    TABLE_KEYS,
+    TAIL,
+    event_line,
+    iso,
+    manifest_bytes,
+)
 from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, Record, Start
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
+from shoe_daemon.audit.table_signatures import keys_file
 from shoe_floor import query
 from shoe_floor.config import CollectorConfigError, parse
 from shoe_floor.names import directory_for
+from shoe_floor.proof import prove
 from shoe_floor.store import Store
+from shoe_floor.table_keys import LodgedKeys
 
 FLOOR_FORMAT = "shoe-floor-export/1"
 FLOOR_MANIFEST = "floor-manifest.json"
@@ -53,6 +74,7 @@ DEFAULT_STATE_DIR = Path("/var/lib/shoe-floor")
 class ExportConfig:
     database: str
     state_dir: Path  # the floor's signing keys are in state_dir/keys (shoe_daemon.audit.keys)
+    table_keys: Path  # the tables' lodged public keys ([collector] table_keys)
 
 
 def load_config(path: Path) -> ExportConfig:
@@ -69,24 +91,33 @@ def load_config(path: Path) -> ExportConfig:
     state_dir = Path(section.get("state_dir", str(DEFAULT_STATE_DIR)))
     if not state_dir.is_absolute():
         state_dir = path.parent / state_dir
-    return ExportConfig(collector.database, state_dir)
+    return ExportConfig(collector.database, state_dir, collector.table_keys)
 
 
-def export_floor(store: Store, state_dir: Path, out: Path, start_ns: int | None = None,
-                 end_ns: int | None = None, tables: list[str] | None = None,
-                 created: str | None = None) -> dict[str, Any]:
+def export_floor(store: Store, state_dir: Path, table_keys: Path, out: Path,
+                 start_ns: int | None = None, end_ns: int | None = None,
+                 tables: list[str] | None = None, created: str | None = None) -> dict[str, Any]:
     """Write the floor's signed export of the tables asked (all with records if None) into
-    `out`, a new or empty directory; return the floor manifest."""
+    `out`, a new or empty directory, their records proven by the tables' signatures checked
+    with the keys lodged in `table_keys`; return the floor manifest."""
     try:
         key = keys.load_current(state_dir)
     except keys.KeyProblem as e:
         raise AuditError(f"{e} (the floor's key: `shoe-floor keygen --config ...`)") from e
+    if not table_keys.is_dir():
+        raise AuditError(f"collector.table_keys: {table_keys} is not a directory: the tables' "
+                         "lodged keys prove their records")
+    lodged = LodgedKeys(table_keys)
     out = out.resolve()
     created = created or iso(time.time_ns())
     with staged(out) as tmp:
         entries: list[dict[str, Any]] = []
         without: list[str] = []
         with query.snapshot(store):
+            if not query.keeps_signatures(store):
+                raise AuditError("the store keeps no table signatures yet (made by an earlier "
+                                 "collector): start the upgraded `shoe-floor collect` once, "
+                                 "which adds them (docs/floor.md, \"The store\")")
             known = query.table_ids(store)
             chosen = list(dict.fromkeys(tables)) if tables else known
             unknown = [t for t in chosen if t not in known]
@@ -102,8 +133,8 @@ def export_floor(store: Store, state_dir: Path, out: Path, start_ns: int | None 
                     without.append(table)
                     continue
                 (tmp / name).mkdir()
-                manifest = _table(store, table, span, tmp / name, key, start_ns, end_ns,
-                                  created)
+                manifest = _table(store, table, span, tmp / name, key, lodged, start_ns,
+                                  end_ns, created)
                 entries.append(_entry(table, name, manifest, tmp / name / MANIFEST))
         if not entries:
             raise AuditError("no records of any table in that time range: nothing exported")
@@ -133,6 +164,7 @@ def _entry(table: str, name: str, manifest: dict[str, Any], path: Path) -> dict[
             "records": manifest["records"], "chain": manifest["chain"],
             "coups": manifest["coups"], "complete": said["complete"],
             "alarms": len(said["alarms"]),
+            "table_keys": said["table_signatures"]["key_ids"],
             "manifest_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
@@ -151,10 +183,11 @@ def _checked(store: Store, table: str, first: int, first_prev: str,
 
 
 def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: keys.TableKey,
-           start_ns: int | None, end_ns: int | None, created: str) -> dict[str, Any]:
-    """One table's export into `outdir`, built as the table's own (shoe_daemon.audit.builder),
-    after its chain is checked from the first record the floor holds to the end of the
-    range."""
+           lodged: LodgedKeys, start_ns: int | None, end_ns: int | None,
+           created: str) -> dict[str, Any]:
+    """One table's export into `outdir`, built as the table's own (shoe_daemon.audit.builder)
+    with its table signatures, after its records are proven (shoe_floor.proof) and its chain
+    checked from the first record the floor holds to the record the proof's signature names."""
     first, last = span
     held = query.stored_span(store, table)
     assert held is not None
@@ -165,24 +198,38 @@ def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: k
                            "record 1 and no ledger.pruned record vouches for it: nothing "
                            "exported")
     build = ExportBuilder(outdir, first, last, start_ns, end_ns)
+    changed = "; the floor's store no longer holds what the collector verified: nothing exported"
     try:
+        proof = prove(store, table, first, last, tip, lodged)
         build.write(_checked(store, table, stored_first, first_prev, last))
+        assert build.tail is not None
+        tail = list(_checked(store, table, last + 1, build.tail.hash, proof.through))
+        if len(tail) != proof.through - last:
+            raise VerifyFailed(f"record {last + len(tail) + 1}: missing")
     except VerifyFailed as e:
-        raise VerifyFailed(f"table {table}: {e}; the floor's store no longer holds what the "
-                           "collector verified: nothing exported") from e
+        raise VerifyFailed(f"table {table}: {e}{changed}") from e
+    build.add_file(SIGNATURES, b"".join(s.line() for s in proof.signatures))
+    build.add_file(TAIL, b"".join(map(event_line, tail)))
+    build.add_file(TABLE_KEYS, keys_file(proof.keys))
     complete = tip > last
     alarms = query.alarms_in(store, table, first, last, build.earliest, build.latest)
     waiting = query.waiting_from(store, table)
     return build.sign(
-        key, created=created, exporter=f"shoe-floor {__version__}",
+        key, created=created, exporter=f"shoe-floor {__version__}", form=SIGNED_FORMAT,
         ledger={"first": stored_first, "last": tip,
-                "verified": f"chain of records {stored_first}..{last} as the floor holds "
-                            "them, at export; the seals (mac) need the table's ledger key: "
-                            "`shoe-daemon audit verify --state-dir` at the table"},
+                "verified": f"chain of records {stored_first}..{proof.through} as the floor "
+                            "holds them, at export; the seals (mac) need the table's ledger "
+                            "key: `shoe-daemon audit verify --state-dir` at the table"},
         floor={
             "table_id": table,
             "signed_by": "the floor's key, not the table's: check the key id against the "
                          "floor key lodged",
+            "table_signatures": {
+                "statement": "shoe-floor records v1\n<idx>\n<hash>\n<table_id>",
+                "count": len(proof.signatures),
+                "covered_through": proof.through,
+                "key_ids": sorted(proof.keys),
+            },
             "complete": complete,
             "open_end": None if complete else (
                 f"the floor's verified records of this table end at {tip}: records the "

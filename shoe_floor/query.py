@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shoe_daemon.audit.ledger import GENESIS, PRUNED, Record
+from shoe_daemon.audit.table_signatures import RecordSignature
 from shoe_floor.store import Store
 
 _FIELDS = "idx, wall_ns, mono_ns, boot, kind, body, prev, hash, mac"
@@ -179,6 +180,35 @@ def alarms_in(store: Store, table: str, low: int, high: int, start_ns: int,
                         "AND ?)) ORDER BY id", (table, low, high, start_ns, end_ns))
     return [{"idx": idx, "kind": kind, "detail": detail, "raised_at": raised_at}
             for idx, kind, detail, raised_at in found]
+
+
+def keeps_signatures(store: Store) -> bool:
+    """Whether the store has its `signatures` table (a store made before it gains it when an
+    upgraded collector starts: readers never make the schema)."""
+    if store.postgres:
+        return rows(store, "SELECT to_regclass('signatures') IS NOT NULL")[0][0] is True
+    return bool(rows(store, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                            "name = 'signatures'"))
+
+
+def signatures(store: Store, table: str, low: int,
+               high: int) -> list[tuple[RecordSignature, str | None]]:
+    """The table's kept signatures over records `low`..`high`, in index (then key id) order,
+    each with the hash of the record the store holds at that index (None: none)."""
+    found = rows(store, "SELECT s.key_id, s.idx, s.hash, s.signature, r.hash FROM signatures s "
+                        "LEFT JOIN records r ON r.table_id = s.table_id AND r.idx = s.idx "
+                        "WHERE s.table_id = ? AND s.idx BETWEEN ? AND ? ORDER BY s.idx, s.key_id",
+                 (table, low, high))
+    return [(RecordSignature(kid, idx, digest, _bytes(sig)), held)
+            for kid, idx, digest, sig, held in found]
+
+
+def _bytes(text: str) -> bytes:
+    """A kept signature's bytes; none (it verifies nothing) if it is not hex."""
+    try:
+        return bytes.fromhex(text)
+    except (TypeError, ValueError):
+        return b""
 
 
 def waiting_from(store: Store, table: str) -> int | None:

@@ -26,7 +26,8 @@ from itertools import pairwise
 
 from shoe_daemon.audit.keys import verify_signature
 from shoe_daemon.audit.ledger import Record
-from shoe_daemon.floor.signing import Signature, read_signature, statement
+from shoe_daemon.audit.table_signatures import statement
+from shoe_daemon.floor.signing import Signature, read_signature
 from shoe_floor import chain
 from shoe_floor.table_keys import LodgedKeys
 
@@ -50,8 +51,9 @@ def _span(records: list[Record]) -> str:
 
 def check_message(table: str, parsed: list[Record | str],
                   properties: list[tuple[str, str]] | None,
-                  lodged: LodgedKeys) -> Refusal | None:
-    """None if the message is the table's own and whole, else why it is refused."""
+                  lodged: LodgedKeys) -> Refusal | Signature:
+    """The table's signature that vouches for the message if it is the table's own and
+    whole (the store keeps it: what proves its records at export), else why it is refused."""
     for n, item in enumerate(parsed, 1):
         if isinstance(item, str):
             where = f"item {n} of {len(parsed)}: " if len(parsed) > 1 else ""
@@ -83,7 +85,7 @@ def check_message(table: str, parsed: list[Record | str],
         if why:
             return Refusal(chain.EDITED, record.idx, (
                 f"{why}; the message ({span}) refused, none stored"), sig.key_id, record)
-    return None
+    return sig
 
 
 def _check_signature(table: str, sig: Signature, last: Record, span: str,

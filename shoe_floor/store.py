@@ -6,6 +6,12 @@ trial. One schema, the same SQL but for placeholders and a few types.
   before it is stored here, so `records` of a table is always an unbroken chain from its
   start to `tables.tip_idx`.
 - `pending`: records that arrived ahead of a gap, waiting for the records before them.
+- `signatures`: the table's signature of every records message the collector accepted,
+  with the record it names (index and hash) and the key id: what proves, at export, that a
+  stored record is the table's whoever wrote the database since. A record is proven by the
+  nearest signature at or after it and the chain between (shoe_daemon.audit.table_signatures).
+  Kept whatever became of the message's records (stored, waiting, or already stored: a
+  duplicate or a resend), keyed by what it signs and the key, so a copy is kept once.
 - `alarms`: what the chain check refused, named (shoe_floor.chain), with the message.
 - `tables`: each table's verified tip, and its last retained state and online word.
 - `collectors`: each collector's clear time, for the others of its group (shoe_floor.group).
@@ -28,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from shoe_daemon.audit.ledger import Record, canonical
+from shoe_daemon.audit.table_signatures import RecordSignature
 from shoe_floor.chain import Tip
 from shoe_floor.group import Member
 
@@ -49,7 +56,15 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS collectors (
     client_id TEXT PRIMARY KEY, group_name TEXT NOT NULL, written_at BIGINT NOT NULL,
     clear_at BIGINT NOT NULL)""",
+    # Added after the others: a store made before it gains it when the collector starts
+    # (docs/floor.md, "The store"); the records it holds from before are proven once their
+    # table's next signed message is stored.
+    """CREATE TABLE IF NOT EXISTS signatures (
+    table_id TEXT NOT NULL, idx BIGINT NOT NULL, hash TEXT NOT NULL, key_id TEXT NOT NULL,
+    signature TEXT NOT NULL, received_at BIGINT NOT NULL,
+    PRIMARY KEY (table_id, idx, hash, key_id))""",
 ]
+_SIGNATURE_COLUMNS = "table_id, idx, hash, key_id, signature, received_at"
 _SQLITE = {"blob": "BLOB", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
 _POSTGRES = {"blob": "BYTEA", "serial": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
 
@@ -211,6 +226,21 @@ class Store:
             cur.execute(f"INSERT INTO records ({_COLUMNS}) SELECT {_COLUMNS} FROM staging "
                         "ON CONFLICT DO NOTHING")  # emptied at commit; a second call in one
                                                    # batch would find its rows stored
+
+    def add_signatures(self, signed: list[tuple[str, RecordSignature]], now: int) -> None:
+        """The tables' signatures of the messages accepted, (table, signature) each, in one
+        statement; one kept already is kept once."""
+        if not signed:
+            return
+        rows = [(table, s.idx, s.hash, s.key_id, s.signature.hex(), now) for table, s in signed]
+        if not self.postgres:
+            self._many(f"INSERT INTO signatures ({_SIGNATURE_COLUMNS}) VALUES (?,?,?,?,?,?) "
+                       "ON CONFLICT DO NOTHING", rows)
+            return
+        self.db.execute(
+            f"INSERT INTO signatures ({_SIGNATURE_COLUMNS}) SELECT * FROM unnest(%s::text[], "
+            "%s::bigint[], %s::text[], %s::text[], %s::text[], %s::bigint[]) "
+            "ON CONFLICT DO NOTHING", [list(column) for column in zip(*rows, strict=True)])
 
     def alarm(self, table: str, idx: int | None, kind: str, detail: str, payload: str,
               now: int) -> None:

@@ -231,7 +231,7 @@ def forge(export: Path, state: Path, change: Callable[[Records], Any]) -> None:
     for name, data in files.items():
         (export / name).write_bytes(data)
         manifest["files"][name] = hashlib.sha256(data).hexdigest()
-    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in layout.DATA_FILES]
+    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in layout.data_files(manifest)]
     manifest["records"].update(last=first + len(records) - 1, count=len(records))
     manifest["chain"]["last"] = prev
     counts: dict[str, int] = {}
@@ -487,7 +487,7 @@ def test_settlements_csv_edited(export: Path, state: Path, capsys) -> None:
     assert "settlements.csv line 4: differs from the records in events.jsonl" in err
     manifest = json.loads((export / "manifest.json").read_text())
     manifest["files"]["settlements.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in layout.DATA_FILES]
+    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in layout.data_files(manifest)]
     sign(export, state, manifest)
     code, _, err = run(capsys, "verify", export)
     assert code == 1 and "settlements.csv line 4: differs from the records" in err

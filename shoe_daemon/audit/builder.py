@@ -25,18 +25,19 @@ from shoe_daemon.audit import keys
 from shoe_daemon.audit.coups import CoupsTable
 from shoe_daemon.audit.layout import (
     COUPS,
-    DATA_FILES,
     EVENTS,
-    EXPORT_FILES,
     FORMAT,
+    FORMATS,
     MANIFEST,
     PUBLIC_KEY,
     SETTLEMENTS,
     SIGNATURE,
+    event_line,
+    export_files,
     iso,
     manifest_bytes,
 )
-from shoe_daemon.audit.ledger import Record, canonical
+from shoe_daemon.audit.ledger import Record
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.audit.settlements import SettlementsTable
 
@@ -83,7 +84,7 @@ class ExportBuilder:
                 self.latest = max(self.latest, record.wall_ns)
                 if record.kind == "daemon.start":
                     self.starts.append(record.idx)
-                line = (canonical(record.as_dict()) + "\n").encode()
+                line = event_line(record)
                 events.write(line)
                 digest.update(line)
                 self.counts[record.kind] += 1
@@ -99,15 +100,21 @@ class ExportBuilder:
         self.hashes = {EVENTS: digest.hexdigest(), COUPS: hashlib.sha256(coups).hexdigest(),
                        SETTLEMENTS: hashlib.sha256(settlements).hexdigest()}
 
+    def add_file(self, name: str, data: bytes) -> None:
+        """A further data file its format holds (a floor export's table signatures)."""
+        (self.outdir / name).write_bytes(data)
+        self.hashes[name] = hashlib.sha256(data).hexdigest()
+
     def sign(self, key: keys.TableKey, *, ledger: dict[str, Any], created: str, exporter: str,
-             **sections: Any) -> dict[str, Any]:
-        """Write manifest.json (with `ledger`, what the source verified, and any further
-        `sections` its exporter vouches for), its signature and the public key; return the
-        manifest."""
+             form: str = FORMAT, **sections: Any) -> dict[str, Any]:
+        """Write manifest.json of format `form` (with `ledger`, what the source verified, and
+        any further `sections` its exporter vouches for), its signature and the public key;
+        return the manifest."""
         assert self.head is not None and self.tail is not None, "sign() before write()"
+        assert sorted(self.hashes) == sorted(FORMATS[form]), "a data file missing"
         body = self.start.body if self.start is not None else {}
         manifest = {
-            "format": FORMAT,
+            "format": form,
             "table": body.get("table"),
             "profile": body.get("profile"),
             "software": None if self.start is None else {
@@ -130,7 +137,7 @@ class ExportBuilder:
                             "lines": len(self.settlements.rows)},
             "chain": {"prev": self.head.prev, "last": self.tail.hash},
             "files": self.hashes,
-            "sha256sum": [f"{self.hashes[name]}  {name}" for name in DATA_FILES],
+            "sha256sum": [f"{self.hashes[name]}  {name}" for name in FORMATS[form]],
             "ledger": ledger,
             "key_id": key.key_id,
             "signature": {"algorithm": "Ed25519", "file": SIGNATURE, "over": MANIFEST},
@@ -143,7 +150,7 @@ class ExportBuilder:
         (self.outdir / SIGNATURE).write_bytes(key.private.sign(data))
         (self.outdir / PUBLIC_KEY).write_bytes(key.public_pem)
         os.chmod(self.outdir, 0o755)
-        assert sorted(p.name for p in self.outdir.iterdir()) == sorted(EXPORT_FILES)
+        assert sorted(p.name for p in self.outdir.iterdir()) == sorted(export_files(form))
         return manifest
 
 

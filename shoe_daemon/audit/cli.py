@@ -15,7 +15,7 @@ from typing import Any
 from shoe_daemon.audit import keys, retention
 from shoe_daemon.audit.export import export
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
-from shoe_daemon.audit.verify import verify_export, verify_ledger
+from shoe_daemon.audit.verify import public_key_at, verify_export, verify_ledger
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -67,6 +67,12 @@ def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
     ve.add_argument("export", nargs="?", type=Path, metavar="OUTDIR", help="an export")
     ve.add_argument("--public-key", type=Path, metavar="PEM",
                     help="the public key lodged for the table (default: the export's own)")
+    ve.add_argument("--table-key", type=Path, action="append", metavar="PEM",
+                    help="a floor export's table directory: a key lodged for the table "
+                         "(repeatable); its table signatures must use these keys alone")
+    ve.add_argument("--without-table-signatures", action="store_true",
+                    help="accept a floor export's table directory made before the floor kept "
+                         "the tables' signatures: vouched for by the floor's key alone")
     ve.add_argument("--state-dir", type=Path, help="verify this live ledger instead")
     ve.add_argument("--against", type=Path, action="append", metavar="OUTDIR",
                     help="with --state-dir: also check the ledger still holds this export")
@@ -150,10 +156,14 @@ def _run(args: argparse.Namespace) -> int:
         if args.export is not None:
             if args.against:
                 raise AuditError("--against goes with --state-dir")
-            print(verify_export(args.export, args.public_key))
+            lodged = None if args.table_key is None else {
+                keys.key_id(key): key for key in map(public_key_at, args.table_key)}
+            print(verify_export(args.export, args.public_key, lodged,
+                                args.without_table_signatures))
         else:
-            if args.public_key:
-                raise AuditError("--public-key goes with an export directory")
+            if args.public_key or args.table_key or args.without_table_signatures:
+                raise AuditError("--public-key, --table-key and --without-table-signatures go "
+                                 "with an export directory")
             print(verify_ledger(args.state_dir, args.against))
         return 0
     raise AuditError(f"unknown audit command {command!r}")

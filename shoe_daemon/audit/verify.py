@@ -25,6 +25,9 @@ from shoe_daemon.audit.layout import (
     RECORD_FIELDS,
     SETTLEMENTS,
     SIGNATURE,
+    SIGNATURES,
+    TABLE_KEYS,
+    TAIL,
     check_manifest,
     data_files,
 )
@@ -32,6 +35,38 @@ from shoe_daemon.audit.ledger import Chain, LedgerCorrupt, LedgerError, Record, 
 from shoe_daemon.audit.money_check import MoneyCheck
 from shoe_daemon.audit.reader import AuditError, LedgerReader, VerifyFailed
 from shoe_daemon.audit.settlements import SettlementsTable
+from shoe_daemon.audit.table_signatures import RecordSignature, read_keys_file, read_line
+
+
+def _record_line(raw: bytes, expected: int, last: int, where: str, chain: Chain) -> Record:
+    """The record a line of events.jsonl (or tail.jsonl) holds, expected to be record
+    `expected` of a file ending at `last`, followed on `chain`; or VerifyFailed."""
+    if not raw.endswith(b"\n"):
+        raise VerifyFailed(f"{where}: not ended by a newline (edited)")
+    try:
+        text = raw[:-1].decode()
+        obj = json.loads(text)
+    except ValueError as e:
+        raise VerifyFailed(f"record {expected}? ({where}): not a JSON record ({e})") from e
+    if not isinstance(obj, dict) or sorted(obj) != sorted(RECORD_FIELDS):
+        raise VerifyFailed(f"record {expected}? ({where}): not a ledger record")
+    idx = obj["idx"]
+    if expected > last:
+        raise VerifyFailed(f"{where}: record {idx} is beyond the manifest's last record "
+                           f"{last} (inserted)")
+    if not isinstance(idx, int) or idx != expected:
+        raise VerifyFailed(f"record {expected} ({where}): expected here, found record "
+                           f"{idx} instead (deleted, inserted or reordered)")
+    if canonical(obj) != text:
+        raise VerifyFailed(f"record {idx} ({where}): not in the canonical encoding (edited)")
+    try:
+        record = Record(**obj)
+        chain.follow(record)
+    except (TypeError, AttributeError, ValueError) as e:
+        raise VerifyFailed(f"record {idx} ({where}): malformed ({e})") from e
+    except LedgerCorrupt as e:
+        raise VerifyFailed(f"record {e.index} ({where}): {e.why}") from e
+    return record
 
 
 class _EventsCheck:
@@ -49,6 +84,8 @@ class _EventsCheck:
                                 where=lambda idx: f"record {idx} ({EVENTS} line "
                                                   f"{idx - first + 1})")
         self.digest = hashlib.sha256()
+        # Each record's hash, for the table's signatures over them (a floor export's).
+        self.hashes: list[str] | None = [] if SIGNATURES in data_files(manifest) else None
 
     def read(self, path: Path) -> _EventsCheck:
         with path.open("rb") as f:
@@ -65,33 +102,10 @@ class _EventsCheck:
 
     def line(self, raw: bytes) -> None:
         self.count = n = self.count + 1
-        expected = self.first + n - 1
-        where = f"{EVENTS} line {n}"
-        if not raw.endswith(b"\n"):
-            raise VerifyFailed(f"{where}: not ended by a newline (edited)")
-        try:
-            text = raw[:-1].decode()
-            obj = json.loads(text)
-        except ValueError as e:
-            raise VerifyFailed(f"record {expected}? ({where}): not a JSON record ({e})") from e
-        if not isinstance(obj, dict) or sorted(obj) != sorted(RECORD_FIELDS):
-            raise VerifyFailed(f"record {expected}? ({where}): not a ledger record")
-        idx = obj["idx"]
-        if expected > self.last:
-            raise VerifyFailed(f"{where}: record {idx} is beyond the manifest's last record "
-                               f"{self.last} (inserted)")
-        if not isinstance(idx, int) or idx != expected:
-            raise VerifyFailed(f"record {expected} ({where}): expected here, found record "
-                               f"{idx} instead (deleted, inserted or reordered)")
-        if canonical(obj) != text:
-            raise VerifyFailed(f"record {idx} ({where}): not in the canonical encoding (edited)")
-        try:
-            record = Record(**obj)
-            self.chain.follow(record)
-        except (TypeError, AttributeError, ValueError) as e:
-            raise VerifyFailed(f"record {idx} ({where}): malformed ({e})") from e
-        except LedgerCorrupt as e:
-            raise VerifyFailed(f"record {e.index} ({where}): {e.why}") from e
+        record = _record_line(raw, self.first + n - 1, self.last, f"{EVENTS} line {n}",
+                              self.chain)
+        if self.hashes is not None:
+            self.hashes.append(record.hash)
         self.counts[record.kind] += 1
         self.coups.feed(record)
         self.settlements.feed(record)
@@ -119,8 +133,14 @@ def public_key_at(path: Path, where: str | None = None) -> Ed25519PublicKey:
         raise VerifyFailed(str(e)) from e
 
 
-def verify_export(outdir: Path, public_key: Path | None = None) -> str:
-    """Check an export; return a one-line summary, or VerifyFailed naming the first bad thing."""
+def verify_export(outdir: Path, public_key: Path | None = None,
+                  table_keys: dict[str, Ed25519PublicKey] | None = None,
+                  floor_alone: bool = False) -> str:
+    """Check an export; return a one-line summary, or VerifyFailed naming the first bad thing.
+    For a floor export's table directory: `table_keys`, the keys lodged for the table (by key
+    id), each key its table signatures use must be one of them; `floor_alone`, accept one
+    without table signatures (made before the floor kept them), vouched for by the floor's
+    key alone."""
     if not outdir.is_dir():
         raise AuditError(f"{outdir}: no such export directory")
     for name in EXPORT_FILES:  # settlements.csv: once the manifest's format says it has one
@@ -185,12 +205,116 @@ def verify_export(outdir: Path, public_key: Path | None = None) -> str:
         if manifest.get("settlements") != said:
             raise VerifyFailed(f"{MANIFEST}: says settlements {manifest.get('settlements')}, "
                                f"{EVENTS} has {said}")
+    signed = (_table_signatures(outdir, manifest, events, table_keys)
+              if SIGNATURES in files else _floor_alone(manifest, floor_alone))
     money = events.money.finish()
     first = manifest["records"]["first"]
     return (f"export intact: records {first}..{last} ({events.count}), "
             f"{len(events.coups.rows)} coups, table {manifest.get('table')}, chain "
             f"{manifest['chain']['prev'][:12]}..{events.chain.prev[:12]}, signed by key id "
-            f"{kid} ({source}); {money.text()}")
+            f"{kid} ({source}){signed}; {money.text()}")
+
+
+def _floor_alone(manifest: dict[str, Any], accepted: bool) -> str:
+    """A floor export's table directory without the tables' signatures: made before the floor
+    kept them, or made so by whoever holds the floor's key. Refused unless `accepted`."""
+    if "floor" not in manifest:
+        return ""
+    if not accepted:
+        raise VerifyFailed(f"{MANIFEST}: a floor export without the table's signatures "
+                           f"(format {manifest['format']}): its records are vouched for by "
+                           "the floor's key alone, not proven the table's (made before the "
+                           "floor kept them, or by whoever holds the floor's key); "
+                           "--without-table-signatures accepts it as that")
+    return ("; a floor export without the table's signatures (made before the floor kept "
+            "them): its records are vouched for by the floor's key alone")
+
+
+def _file(outdir: Path, name: str, files: dict[str, str]) -> bytes:
+    data = (outdir / name).read_bytes()
+    if hashlib.sha256(data).hexdigest() != files[name]:
+        raise VerifyFailed(f"{name}: SHA-256 is not the manifest's {files[name]}")
+    return data
+
+
+def _table_signatures(outdir: Path, manifest: dict[str, Any], events: _EventsCheck,
+                      lodged: dict[str, Ed25519PublicKey] | None) -> str:
+    """A floor export's table directory: every record of events.jsonl proven its table's by
+    the nearest table signature at or after it (signatures.jsonl, checked with the keys of
+    table-keys.json: the lodged ones, if given) and the chain between (events.jsonl, then
+    tail.jsonl up to the record signed)."""
+    files, said = manifest["files"], manifest["floor"]["table_signatures"]
+    table = manifest["floor"]["table_id"]
+    first, last = events.first, events.last
+    assert events.hashes is not None
+    public = read_keys_file(_file(outdir, TABLE_KEYS, files), TABLE_KEYS)
+    if sorted(public) != said.get("key_ids"):
+        raise VerifyFailed(f"{TABLE_KEYS}: holds key ids {sorted(public)}, the manifest names "
+                           f"{said.get('key_ids')}")
+    for kid, key in public.items():
+        if lodged is not None and (kid not in lodged or keys.public_pem(lodged[kid])
+                                   != keys.public_pem(key)):
+            raise VerifyFailed(f"{TABLE_KEYS}: key id {kid} is not one of the keys lodged for "
+                               f"table {table} ({', '.join(sorted(lodged)) or 'none'} given): "
+                               "its signatures are not the table's")
+    through = said.get("covered_through")
+    if not isinstance(through, int) or through < last:
+        raise VerifyFailed(f"{MANIFEST}: its table signatures cover through {through!r}, not "
+                           f"the range's last record {last}")
+    tail = _file(outdir, TAIL, files).splitlines(keepends=True)
+    chain = Chain(Start(last + 1, events.chain.prev), None)
+    for n, raw in enumerate(tail, 1):
+        events.hashes.append(_record_line(raw, last + n, through, f"{TAIL} line {n}",
+                                          chain).hash)
+    if last + len(tail) != through:
+        raise VerifyFailed(f"record {last + len(tail) + 1} ({TAIL} line {len(tail) + 1}): "
+                           f"missing: the manifest's tail runs to record {through} (deleted)")
+
+    def where(idx: int) -> str:
+        return (f"{EVENTS} line {idx - first + 1}" if idx <= last
+                else f"{TAIL} line {idx - last}")
+
+    signed: list[RecordSignature] = []
+    for n, raw in enumerate(_file(outdir, SIGNATURES, files).splitlines(keepends=True), 1):
+        line = f"{SIGNATURES} line {n}"
+        sig = read_line(raw, line)
+        if signed and (sig.idx, sig.key_id) <= (signed[-1].idx, signed[-1].key_id):
+            raise VerifyFailed(f"{line}: record {sig.idx} after record {signed[-1].idx} "
+                               "(reordered or repeated)")
+        if not first <= sig.idx <= through:
+            raise VerifyFailed(f"{line}: record {sig.idx} is not one of records {first}.."
+                               f"{through} the export holds")
+        held = events.hashes[sig.idx - first]
+        if sig.hash != held:
+            low = signed[-1].idx + 1 if signed else first
+            span = f"record {low}" if low == sig.idx else f"one of records {low}..{sig.idx}"
+            raise VerifyFailed(f"record {sig.idx} ({where(sig.idx)}): its hash {held[:16]} is "
+                               f"not the one table {table} signed, {sig.hash[:16]} ({line}): "
+                               f"{span} is not the table's")
+        if sig.key_id not in public:
+            raise VerifyFailed(f"{line}: key id {sig.key_id} is not in {TABLE_KEYS}")
+        if not sig.verifies(public[sig.key_id], table):
+            raise VerifyFailed(f"record {sig.idx} ({where(sig.idx)}): table {table}'s signature "
+                               f"({line}) does not verify with its key {sig.key_id}: changed, "
+                               "or not the table's")
+        signed.append(sig)
+    if len(signed) != said.get("count"):
+        raise VerifyFailed(f"{SIGNATURES}: {len(signed)} signatures, the manifest says "
+                           f"{said.get('count')}")
+    below = [s.idx for s in signed if s.idx <= last]
+    if not signed or signed[-1].idx < last:
+        unproven = (below[-1] + 1) if below else first
+        raise VerifyFailed(f"record {unproven} ({where(unproven)}): no signature of table "
+                           f"{table} covers it (none at or after it)")
+    if any(s.idx != through for s in signed if s.idx > last) or signed[-1].idx != through:
+        raise VerifyFailed(f"{TAIL}: runs past the first signature after the range, or stops "
+                           f"short of it (it ends at record {through})")
+    kids = ", ".join(sorted(public))
+    lodged_said = ("the keys lodged, given" if lodged is not None
+                   else "compare them with the keys lodged for the table")
+    past = f", {through - last} record(s) past the range in {TAIL}" if through > last else ""
+    return (f"; every record signed by table {table}: {len(signed)} signature(s), the last "
+            f"over record {through}{past}, key id(s) {kids} ({lodged_said})")
 
 
 def _same_file(outdir: Path, name: str, rebuilt: bytes, files: dict[str, str]) -> None:

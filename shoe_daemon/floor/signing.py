@@ -30,28 +30,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shoe_daemon.audit import keys
+from shoe_daemon.audit.table_signatures import RecordSignature, statement
 from shoe_daemon.floor.config import FloorConfigError
 
-TAG = b"shoe-floor records v1"
+__all__ = ["Signature", "Signer", "read_signature", "statement"]
 KEY_ID, SIGNED, SIGNATURE = "key-id", "signed", "signature"  # the user properties' names
 _HASH = re.compile(r"^[0-9a-f]{64}$")
 _KEY_ID = re.compile(r"^[0-9a-f]{16}$")
 _SIG = re.compile(r"^[0-9a-f]{128}$")
 
 
-def statement(table: str, idx: int, digest: str) -> bytes:
-    """The bytes a records message's signature covers."""
-    return b"\n".join([TAG, str(idx).encode(), digest.encode(), table.encode()])
-
-
 @dataclass(frozen=True)
-class Signature:
-    """A records message's signature, as its user properties carry it."""
-
-    key_id: str
-    idx: int      # the record the statement names: the message's last, if genuine
-    hash: str
-    signature: bytes
+class Signature(RecordSignature):
+    """A records message's signature, as its user properties carry it; the record it names
+    (`idx`, `hash`) is the message's last, if genuine. The statement and the signature's
+    shape are the audit's (shoe_daemon.audit.table_signatures): a floor export carries it."""
 
     def properties(self) -> list[tuple[str, str]]:
         return [(KEY_ID, self.key_id), (SIGNED, f"{self.idx} {self.hash}"),

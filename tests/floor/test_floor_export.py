@@ -22,8 +22,10 @@ from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import parse_time
 from shoe_daemon.audit.export import export as table_export
 from shoe_daemon.audit.layout import iso, manifest_bytes
+from shoe_daemon.audit.ledger import Record, canonical, chain_hash
 from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.floor.outbox import message
+from shoe_daemon.floor.signing import Signer
 from shoe_daemon.floor.topics import RECORDS, topic
 from shoe_floor.export import FLOOR_MANIFEST
 from shoe_floor.store import Store
@@ -32,7 +34,7 @@ from tests.floor.game import GameTable
 from tests.floor.test_floor import tampered
 from tests.money_ledger import MoneyTable
 from tests.test_audit import chain_check, standard_check
-from tests.test_audit_money import forge
+from tests.test_audit_money import events, forge, sign
 
 BIN = Path(sys.executable).parent
 FLOOR_DOC = ROOT / "docs" / "floor.md"
@@ -135,7 +137,8 @@ def test_the_floor_export_checks_as_each_tables_own(floor, tmp_path):
 def test_a_tables_directory_differs_from_its_own_export_only_in_who_vouches(floor, tmp_path):
     """One builder writes both (shoe_daemon/audit/builder.py): the floor's manifest of a table
     is the table's own, field for field, but for the signer, what the source could verify
-    (the floor holds no ledger key), and the floor's own signed section."""
+    (the floor holds no ledger key), the floor's own signed section, and its format: the
+    table's files, the same bytes, and the table's signatures that prove them."""
     toml, games, state = floor
     start, end = middle(games[1])
     out = tmp_path / "export"
@@ -146,10 +149,18 @@ def test_a_tables_directory_differs_from_its_own_export_only_in_who_vouches(floo
     own = table_export(game.table.state_dir, tmp_path / "own", parse_time(start),
                        parse_time(end))
     floors = json.loads((out / game.name / "manifest.json").read_text())
-    vouching = {"ledger", "key_id", "created", "exporter", "floor"}
+    vouching = {"ledger", "key_id", "created", "exporter", "floor", "format", "files",
+                "sha256sum"}
     assert set(floors) - vouching == set(own) - vouching and "floor" not in own
     assert {k: v for k, v in floors.items() if k not in vouching} == \
         {k: v for k, v in own.items() if k not in vouching}
+    assert (floors["format"], own["format"]) == ("shoe-floor-table-export/1",
+                                                 "shoe-daemon-audit-export/2")
+    assert {name: floors["files"][name] for name in own["files"]} == own["files"]
+    assert floors["sha256sum"][:3] == own["sha256sum"]
+    assert sorted(set(floors["files"]) - set(own["files"])) == [
+        "signatures.jsonl", "table-keys.json", "tail.jsonl"]
+    assert floors["floor"]["table_signatures"]["key_ids"] == [game.table.key_id]
     assert floors["key_id"] == keys.load_current(state).key_id != own["key_id"]
     assert floors["exporter"].startswith("shoe-floor ")
     assert own["exporter"].startswith("shoe-daemon ")
@@ -344,16 +355,58 @@ def test_the_floor_export_gains_the_money(make_table, collector, collector_toml,
         richer.idx = rows[i]["idx"]
 
     forge(d, state, richer)  # signed again with the floor's own key ...
+    resign_floor(out, state)  # ... and the floor's manifest with it
+    assert floor_check(out).returncode == 0  # the standard tools see a well-signed export
+    bad = floor_cli("verify", str(out), "--public-key", str(key))
+    assert bad.returncode == 1  # the table's signatures are not the forger's to make
+    named = re.search(r"t1: record (\d+) \(events.jsonl line \d+\): its hash \w+ is not the "
+                      r"one table t1 signed, \w+ \(signatures.jsonl line \d+\): one of "
+                      r"records (\d+)\.\.\1 is not the table's", bad.stderr)
+    assert named and int(named[2]) <= richer.idx <= int(named[1]), bad.stderr
+    # A forger holding the table's key as well: the money is still checked by the rules.
+    resign_table(d, table.state_dir, state)
+    resign_floor(out, state)
+    bad = floor_cli("verify", str(out), "--public-key", str(key))
+    assert bad.returncode == 1
+    assert f"t1: record {richer.idx} (events.jsonl line " in bad.stderr
+    assert "money.settlement of shoe 1 coup" in bad.stderr and "the rules give" in bad.stderr
+
+
+def resign_floor(out: Path, state: Path) -> None:
+    """The floor manifest made to name its tables' manifests as they are now, signed again
+    with the floor's key (state)."""
     floor_manifest = json.loads((out / FLOOR_MANIFEST).read_text())
-    for entry in floor_manifest["tables"]:  # ... and the floor's manifest with it
-        entry["manifest_sha256"] = hashlib.sha256((d / "manifest.json").read_bytes()).hexdigest()
+    for entry in floor_manifest["tables"]:
+        entry["manifest_sha256"] = hashlib.sha256(
+            (out / entry["dir"] / "manifest.json").read_bytes()).hexdigest()
     floor_manifest["sha256sum"] = [f"{e['manifest_sha256']}  {e['dir']}/manifest.json"
                                    for e in floor_manifest["tables"]]
     data = manifest_bytes(floor_manifest)
     (out / FLOOR_MANIFEST).write_bytes(data)
     (out / "floor-manifest.sig").write_bytes(keys.load_current(state).private.sign(data))
-    assert floor_check(out).returncode == 0  # the standard tools see a well-signed export
-    bad = floor_cli("verify", str(out), "--public-key", str(key))
-    assert bad.returncode == 1
-    assert f"t1: record {richer.idx} (events.jsonl line " in bad.stderr
-    assert "money.settlement of shoe 1 coup" in bad.stderr and "the rules give" in bad.stderr
+
+
+def resign_table(d: Path, table_state: Path, floor_state: Path) -> None:
+    """A table directory whose events.jsonl was forged (tests.test_audit_money.forge): its
+    tail chained on again from the forged last record, each table signature made again over
+    the new hash of its record with the table's key, the manifest signed with the floor's."""
+    manifest = json.loads((d / "manifest.json").read_text())
+    prev = manifest["chain"]["last"]
+    tail = []
+    for line in (d / "tail.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        r["prev"] = prev
+        r["hash"] = prev = chain_hash(prev, Record(**r).content())
+        tail.append(r)
+    hashes = {r["idx"]: r["hash"] for r in [*events(d), *tail]}
+    table_id = manifest["floor"]["table_id"]
+    signer = Signer(table_state)
+    lines = [signer.sign(table_id, s["idx"], hashes[s["idx"]]).line() for s in
+             map(json.loads, (d / "signatures.jsonl").read_text().splitlines())]
+    files = {"tail.jsonl": "".join(canonical(r) + "\n" for r in tail).encode(),
+             "signatures.jsonl": b"".join(lines)}
+    for name, data in files.items():
+        (d / name).write_bytes(data)
+        manifest["files"][name] = hashlib.sha256(data).hexdigest()
+    manifest["sha256sum"] = [f"{manifest['files'][n]}  {n}" for n in sorted(manifest["files"])]
+    sign(d, floor_state, manifest)

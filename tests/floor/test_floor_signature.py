@@ -27,7 +27,7 @@ from shoe_daemon.floor.signing import (
     statement,
 )
 from shoe_floor import chain
-from shoe_floor.signature import check_message
+from shoe_floor.signature import Refusal, check_message
 from shoe_floor.table_keys import LodgedKeys, LodgeRefused, lodge
 
 
@@ -65,7 +65,7 @@ def floor(tmp_path: Path):
     return root, made
 
 
-def check(root: Path, table: str, records: list, props) -> chain.Refusal | None:
+def check(root: Path, table: str, records: list, props) -> Refusal | Signature:
     return check_message(table, records, props, LodgedKeys(root))
 
 
@@ -198,10 +198,14 @@ def _later():
 # The check of a message.
 
 def test_the_tables_own_messages_pass(floor):
+    """Passed, the check gives the signature that vouches for the message: the store keeps
+    it, what proves the message's records at export."""
     root, made = floor
     records = chained(5)
-    assert check(root, "t1", records, signed(made["t1"], "t1", records)) is None
-    assert check(root, "t1", records[3:4], signed(made["t1"], "t1", records[3:4])) is None
+    for part in (records, records[3:4]):
+        props = signed(made["t1"], "t1", part)
+        assert check(root, "t1", part, props) == read_signature(props)
+        assert read_signature(props).idx == part[-1].idx
 
 
 def test_unsigned_is_refused_named(floor):
