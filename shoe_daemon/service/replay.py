@@ -5,6 +5,11 @@ ledger, with the decided coups printed as JSON Lines.
 Like gpsd's regression logs, a capture is the exact byte stream the shoe sent, noise,
 damaged frames and retransmissions included; replaying it must yield each frame once.
 
+Delivery starts as a host without state starts it (drivers/sync.py): a capture that begins
+mid-stream is played from where the shoe's resend rounds show its window starts. `--resume
+SEQ` plays it as the daemon that wrote it did when its ledger already held frames up to SEQ
+(its log's `line.resumed` says so).
+
 `--console FILE` replays a run with the croupier's console: the console file the daemon
 wrote beside the capture (console/replay_file.py) gives where delivery resumed, what each
 KEY was taken for, and each action at its place among the frames, so the replay publishes
@@ -34,7 +39,7 @@ from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.limits import TableLimits
-from shoe_daemon.service.table import Table
+from shoe_daemon.service.table import SILENT, Table
 
 CHUNK = 65536
 
@@ -44,6 +49,7 @@ class ReplayOutcome:
     lines: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
     final_state: str = ""
+    synced: bool = True  # False: the capture ended before the shoe's numbering was known
 
 
 class _FileConsole:
@@ -112,17 +118,20 @@ def _till(profile: HouseProfile, file: ReplayFile) -> Till | None:
     return till
 
 
-def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None) -> ReplayOutcome:
+def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None,
+                 resume: int | None = None) -> ReplayOutcome:
     """Decode, deliver in order and play a whole capture (with `console`, its run's console
-    actions at their places); return every published line. ReplayFileError if the console
-    file does not fit the capture."""
+    actions at their places; with `resume`, delivery resuming after that seq); return every
+    published line. ReplayFileError if the console file does not fit the capture."""
     if console is None:
         table = Table(get_profile(profile))  # no ledger: it plays and publishes, keeps nothing
     else:
         table = _ConsoleReplay(get_profile(profile), console)
-    link = ShoeLink(table)  # no transport: nothing to acknowledge
+    link = ShoeLink(table, log=SILENT)  # no transport: nothing to acknowledge
     if console is not None and console.resume_seq is not None:
         link.resume(Receiver.resuming(console.resume_seq, console.resume_boot))
+    elif resume is not None:
+        link.resume(Receiver.resuming(resume, None))
     receive = link.receive
     for start in range(0, len(data), CHUNK):
         receive(data[start : start + CHUNK])
@@ -141,22 +150,31 @@ def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None) -
         "duplicates": r.duplicates,
         "gaps": r.gaps,
         "resets": r.resets,
+        "unsynced": r.unsynced,
+        "syncs": r.syncs,
     }
-    return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state)
+    return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state,
+                         synced=link.receiver.synced)
 
 
 def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-        console: Path | None = None) -> int:
+        console: Path | None = None, resume: int | None = None) -> int:
     data = capture.read_bytes()
     try:
         outcome = replay_bytes(data, profile,
-                               ReplayFile.read(console) if console is not None else None)
+                               ReplayFile.read(console) if console is not None else None,
+                               resume)
     except ReplayFileError as e:
         err.write(f"shoe-daemon replay: --console {console}: {e}\n")
         return 2
     for line in outcome.lines:
         out.write(json.dumps(line) + "\n")
     err.write(" ".join(f"{k}={v}" for k, v in outcome.stats.items()) + "\n")
+    if not outcome.synced:
+        err.write(f"capture ended before the shoe's numbering was known: "
+                  f"{outcome.stats['unsynced']} frames heard, none taken (a capture that "
+                  "begins mid-stream replays from the shoe's resend rounds, or with --resume "
+                  "SEQ as its daemon resumed)\n")
     if outcome.final_state not in BETWEEN_COUPS:
         err.write(f"capture ended with a coup not decided (state {outcome.final_state})\n")
     return 0
