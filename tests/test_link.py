@@ -170,6 +170,31 @@ def test_the_hold_in_force_follows_the_lines_and_survives_a_restart(tmp_path):
         again.close()
 
 
+def test_a_table_without_state_waits_to_sync_and_follows_from_the_next_shoe(host):
+    # The ledger is new and the shoe is mid-stream (the ledger was lost while the daemon was
+    # stopped): its resend rounds show where its window starts. Until then nothing is kept,
+    # nothing acknowledged, and the lamp is red; the shoe in play is not published.
+    rounds = frames("DEAL 9C 5D KH 3S", first=700)
+    answer = host.turn(frames("5D KH 3S", first=702))
+    assert acks(answer) == [] and lamps(answer) == ["GREEN", "RED"]
+    answer = host.turn(rounds + rounds)
+    assert acks(answer) == [] and host.kept("frame") == []
+    answer = host.turn(rounds)  # the third round from 700: synced there
+    assert acks(answer) == [700, 701, 702, 703, 704]
+    transport = host.kept("transport")
+    assert transport == [{"event": "synced", "detail": "seq 700"}]
+    assert [f["seq"] for f in host.kept("frame")] == [700, 701, 702, 703, 704]
+    (unseen,) = host.kept("shoe.unseen")
+    assert unseen["seq"] == 700 and "joined a shoe in play" in unseen["detail"]
+    assert host.published() == [] and host.table.lamp == "RED"
+    # The next shoe is the first the table follows, and it is published whole.
+    answer = host.turn(frames("SHOE DEAL 9D 5H KD 3C", first=705))
+    assert acks(answer) == list(range(705, 711)) and lamps(answer) == ["GREEN"]
+    assert [(r["shoe"], r["coup"], r["punter"]["cards"]) for r in host.published()] == [
+        (1, 1, ["9D", "KD"])]
+    assert len(host.kept("shoe.unseen")) == 1
+
+
 def test_the_service_over_a_loopback_named_in_its_settings(tmp_path):
     """The whole service (registry, loop, link, table) with a 1.1 shoe played from here."""
     name = f"service-{tmp_path.name}"

@@ -135,7 +135,8 @@ class ServiceLoop:
             shoe=where["shoe"], coup=where["coup"],
             hold=(hold.code, hold.rule) if hold is not None else None, floor=self._floor(),
             latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches),
-            odds=self.monitor.words(where) if self.monitor is not None else "")
+            odds=self.monitor.words(where) if self.monitor is not None else "",
+            syncing=self.link.receiver.waiting, unseen=machine.unseen)
 
     def _floor(self) -> FloorStatus | None:
         link = self.floor

@@ -152,6 +152,7 @@ def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None,
         "resets": r.resets,
         "unsynced": r.unsynced,
         "syncs": r.syncs,
+        "unseen": table.machine.unseen,
     }
     return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state,
                          synced=link.receiver.synced)
@@ -175,6 +176,9 @@ def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys
                   f"{outcome.stats['unsynced']} frames heard, none taken (a capture that "
                   "begins mid-stream replays from the shoe's resend rounds, or with --resume "
                   "SEQ as its daemon resumed)\n")
+    if outcome.stats["unseen"]:
+        err.write(f"joined a shoe in play: {outcome.stats['unseen']} frames before the first "
+                  "BTN,SHOE not played (docs/coup-machine.md)\n")
     if outcome.final_state not in BETWEEN_COUPS:
         err.write(f"capture ended with a coup not decided (state {outcome.final_state})\n")
     return 0

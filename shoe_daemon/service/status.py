@@ -84,6 +84,8 @@ class ServiceStatus:
     floor: FloorStatus | None = None  # None: no [floor], no link
     latches: tuple[str, ...] = ()  # the console's open latches ("hold-1-4-1 (WRONG_ORDER)")
     odds: str = ""  # the odds monitor's words: the coup to come, alarms (for the pit)
+    syncing: bool = False  # frames heard, none taken yet: the link waits to sync (no state)
+    unseen: int = 0  # frames of a shoe in play whose start the table never saw, not played
 
 
 def _clock(unix: float) -> str:
@@ -161,6 +163,12 @@ class StatusReporter:
             return f"HOLD: ledger unwritable ({s.ledger_error})"
         if not s.shoe_connected:
             return f"waiting for the shoe on {s.awaiting}"
+        if s.syncing:
+            return ("waiting to sync with the shoe (no state to resume from: acknowledging "
+                    "nothing until its numbering is known)")
+        if s.state == "no_shoe" and s.unseen:
+            return ("joined a shoe in play: none of its coups is published; waiting for the "
+                    "next shoe (BTN,SHOE)")
         where = []
         if s.shoe is not None:
             where.append(f"shoe {s.shoe}")
@@ -200,6 +208,8 @@ class StatusReporter:
             "hold": s.hold[0] if s.hold else None,
             "latches": list(s.latches),
             "odds": s.odds,
+            "syncing": s.syncing,
+            "unseen": s.unseen,
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
             "floor": None if s.floor is None else {

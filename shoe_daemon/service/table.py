@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import structlog
 
-from drivers.delivery import RESET, Receiver
+from drivers.delivery import RESET, SYNC, Receiver
 from drivers.framing import Frame
 from drivers.messages import Button, Fault, Hello, Message
 from drivers.records import (
@@ -184,14 +184,24 @@ class Table:
         self.frame = frame.seq
         if isinstance(message, _NOTED):
             self._note(message, kind)
+        unseen = self.machine.unseen
         if self.console is None:
             lines = self.machine.handle(message)
             body = None
         else:
             lines, body = self._console_frame(frame.seq, message)
         money = self._money_moved()
+        joined = unseen == 0 < self.machine.unseen  # the first frame of a shoe it never saw
+        if joined:
+            self.log.warning("shoe.unseen", **self.machine.unseen_said(), **self.where())
         if self.ledger is not None:
+            if kind == SYNC:
+                self._records.append(("transport", {"event": "synced",
+                                                    "detail": f"seq {frame.seq}"}))
             self._records.append(("frame", body or frame_body(frame.seq, message)))
+            if joined:
+                self._records.append(("shoe.unseen", {"seq": frame.seq,
+                                                      **self.machine.unseen_said()}))
             self._records += [("result", {"line": line}) for line in lines]
             self._records += [(record["event"], record) for record in money]
         elif money:
