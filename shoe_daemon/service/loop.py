@@ -86,7 +86,7 @@ class ServiceLoop:
         self.stop_event = threading.Event()
         # The link first: a table without a signing key stops here, before the ledger opens.
         self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
-        ledger = ledger or Ledger(config.state_dir)
+        ledger = ledger or Ledger(config.state_dir, log=self.log)
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
