@@ -195,6 +195,34 @@ def test_a_table_without_state_waits_to_sync_and_follows_from_the_next_shoe(host
     assert len(host.kept("shoe.unseen")) == 1
 
 
+def test_a_ledger_lost_while_stopped_leaves_the_results_file_numbered_on(tmp_path):
+    # The results file outlived its ledger: the new ledger begins by carrying on what the file
+    # says was published, so the next shoe is not shoe 1 again, and a results line lost in a
+    # crash is still put back line for line.
+    first = Host(tmp_path)
+    first.turn(frames("HELLO:0badcafe SHOE DEAL 9C 5D KH 3S"))
+    first.close()
+    for path in (tmp_path / "state").glob("ledger.sqlite3*"):
+        path.unlink()
+    again = Host(tmp_path)
+    try:
+        (lost,) = again.kept("ledger.lost")
+        assert lost["carry"] == {"shoes": 1, "results": 1, "boot_id": None}
+        assert lost["last_published"] == {"shoe": 1, "coup": 1}
+        again.turn(frames("HELLO:1badcafe SHOE DEAL 9D 5H KD 3C"))
+        assert [(x["shoe"], x["coup"]) for x in again.published()] == [(1, 1), (2, 1)]
+    finally:
+        again.close()
+    text = again.results_path.read_text()
+    again.results_path.write_text(text[: text.rstrip("\n").rfind("\n") + 1])  # a crash
+    third = Host(tmp_path)
+    try:
+        assert third.published() == [json.loads(x) for x in text.splitlines()]
+        assert len(third.kept("ledger.lost")) == 1
+    finally:
+        third.close()
+
+
 def test_the_service_over_a_loopback_named_in_its_settings(tmp_path):
     """The whole service (registry, loop, link, table) with a 1.1 shoe played from here."""
     name = f"service-{tmp_path.name}"

@@ -40,6 +40,7 @@ GENESIS = "0" * 64
 SCHEMA_VERSION = 1
 PRUNED = "ledger.pruned"  # the record `audit prune` leaves: where the retained chain starts
 PUT_BACK = "ledger.put_back"  # the record a ledger whose file was deleted leaves, put back
+LOST = "ledger.lost"  # the first record of a ledger begun after the table's last was lost
 FileId = tuple[int, int]  # (st_dev, st_ino): which file a path names
 
 _SCHEMA = """
@@ -408,18 +409,24 @@ class Ledger:
                          row[7], row[8])
 
     def start(self) -> Start:
-        """Where the retained chain begins: record 1, or as the latest `ledger.pruned` says."""
-        row = self.db.execute("SELECT idx, body FROM records WHERE kind = ? "
-                              "ORDER BY idx DESC LIMIT 1", (PRUNED,)).fetchone()
+        """Where the retained chain begins, and what the records it no longer holds carried
+        on: record 1 and nothing, as the latest `ledger.pruned` says, or as the `ledger.lost`
+        a ledger begun after the table's last one was lost starts with (what the lost one
+        had published, from the results file)."""
+        row = self.db.execute("SELECT idx, kind, body FROM records WHERE kind IN (?, ?) "
+                              "ORDER BY idx DESC LIMIT 1", (PRUNED, LOST)).fetchone()
         if row is None:
             return Start()
         try:
-            body = json.loads(row[1])
+            body = json.loads(row[2])
             carry = body.get("carry", {})
-            return Start(body["first_idx"], body["first_prev"], row[0], carry.get("shoes", 0),
-                         carry.get("results", 0), carry.get("boot_id"))
+            shoes, results, boot = carry.get("shoes", 0), carry.get("results", 0), \
+                carry.get("boot_id")
+            if row[1] == LOST:
+                return Start(shoes=shoes, results=results, boot_id=boot)
+            return Start(body["first_idx"], body["first_prev"], row[0], shoes, results, boot)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise LedgerCorrupt(row[0], f"unreadable ({e}): the latest {PRUNED} record, which "
+            raise LedgerCorrupt(row[0], f"unreadable ({e}): the latest {row[1]} record, which "
                                 "says where the retained chain starts") from e
 
     def checked(self, last: int | None = None) -> Iterator[Record]:

@@ -52,7 +52,7 @@ from drivers.records import (
     opens_shoe,
     restore_point,
 )
-from shoe_daemon.audit.ledger import Ledger, LedgerError, Record
+from shoe_daemon.audit.ledger import LOST, Ledger, LedgerError, Record
 from shoe_daemon.console.actions import Action, Refused, admit
 from shoe_daemon.console.desk import Outcome, TableConsole
 from shoe_daemon.console.people import Roster
@@ -64,6 +64,7 @@ from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import first_difference
 from shoe_daemon.money.stakes import RecordError
+from shoe_daemon.service.lost_ledger import lost_ledger
 
 if TYPE_CHECKING:
     from shoe_daemon.display import TableDisplay
@@ -283,6 +284,11 @@ class Table:
         resumes. LedgerError if the ledger is unusable."""
         assert self.ledger is not None
         count = self.ledger.verify()
+        if count == 0 and self.results is not None and self.results is not sys.stdout:
+            lost = lost_ledger(self.results)  # published before, by a ledger now gone
+            if lost is not None:
+                self.ledger.append(LOST, lost)
+                self.log.error("ledger.lost", **lost)
         receiver = self._rebuild()
         self._money_to_show = True
         self._show_money()
@@ -316,6 +322,7 @@ class Table:
         self._hold = None
         self._to_show.clear()  # the display is rebuilt from the ledger, which has them
         if last is None:
+            self.machine.restore((), max(before, 0))  # the shoes a lost ledger had dealt
             if self.display is not None:
                 self.display.rebuild([])
             return Receiver()
