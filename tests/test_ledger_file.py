@@ -37,13 +37,19 @@ def remove(state: Path, names: str) -> None:
         path.unlink()
 
 
+def filled(tmp_path: Path, n: int) -> tuple[Path, Ledger]:
+    """A state directory and its ledger holding `n` frames and their results."""
+    state = tmp_path / "state"
+    book = Ledger(state)
+    fill(book, n)
+    return state, book
+
+
 @pytest.mark.parametrize("names", ["ledger.sqlite3", "ledger.sqlite3*", "ledger.*"],
                          ids=["the file", "with its -wal and -shm", "and its key"])
 def test_a_ledger_deleted_while_open_is_put_back_with_every_record(tmp_path: Path,
                                                                    names: str) -> None:
-    state = tmp_path / "state"
-    book = Ledger(state)
-    fill(book, 40)
+    state, book = filled(tmp_path, 40)
     key = book.key
     remove(state, names)
     assert not (state / "ledger.sqlite3").exists()
@@ -65,9 +71,7 @@ def test_a_reader_of_the_deleted_file_never_takes_the_new_files_wal(tmp_path: Pa
     # The floor link and the odds monitor hold their own read connections. Closing one of
     # the deleted file after the put-back must not checkpoint into, or delete, anything of
     # the new file's: SQLite sees the file it had was moved.
-    state = tmp_path / "state"
-    book = Ledger(state)
-    fill(book, 10)
+    state, book = filled(tmp_path, 10)
     reader = sqlite3.connect(f"file:{state / 'ledger.sqlite3'}?mode=ro", uri=True)
     assert reader.execute("SELECT COUNT(*) FROM records").fetchone() == (20,)
     remove(state, "ledger.sqlite3*")
@@ -80,9 +84,7 @@ def test_a_reader_of_the_deleted_file_never_takes_the_new_files_wal(tmp_path: Pa
 
 
 def test_a_file_put_in_the_ledgers_place_is_never_overwritten(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    book = Ledger(state)
-    fill(book, 10)
+    state, book = filled(tmp_path, 10)
     remove(state, "ledger.sqlite3*")
     other = sqlite3.connect(state / "ledger.sqlite3")  # say, an older copy restored by hand
     other.execute("CREATE TABLE t (x)")
@@ -93,7 +95,7 @@ def test_a_file_put_in_the_ledgers_place_is_never_overwritten(tmp_path: Path) ->
     with pytest.raises(LedgerError, match="replaced by another file"):
         fill(book, 1, start=11)
     assert (state / "ledger.sqlite3").read_bytes() == theirs
-    (kept,) = state.glob("ledger.sqlite3.kept-*")
+    (kept,) = state.glob("ledger-kept-*.sqlite3")
     copy = sqlite3.connect(kept)
     assert copy.execute("SELECT COUNT(*) FROM records").fetchone() == (22,)
     copy.close()
@@ -106,9 +108,7 @@ def test_a_file_put_in_the_ledgers_place_is_never_overwritten(tmp_path: Path) ->
 
 
 def test_a_ledger_that_cannot_be_put_back_refuses_writes_until_it_can(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    book = Ledger(state)
-    fill(book, 3)
+    state, book = filled(tmp_path, 3)
     remove(state, "ledger.sqlite3*")
     blocker = state / ".ledger.sqlite3.put-back"
     blocker.mkdir()  # the copy cannot be made

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from drivers.records import hello_boot_id, opens_shoe
+from shoe_daemon.audit.keys import fsync_path
 
 T = TypeVar("T")
 GENESIS = "0" * 64
@@ -139,15 +140,6 @@ def _write_key(path: Path, key: bytes) -> None:
         f.write(key.hex() + "\n")
         f.flush()
         os.fsync(f.fileno())
-
-
-def _sync_dir(path: Path) -> None:
-    """A rename, link or unlink in `path` on disk."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +307,7 @@ class Ledger:
             Path(f"{self.path}{leftover}").unlink(missing_ok=True)
         os.link(copy, self.path)  # never over a file: FileExistsError if one appeared
         copy.unlink()
-        _sync_dir(self.path.parent)
+        fsync_path(self.path.parent)
         old, gone = self.db, self._file
         self.db = self._open()
         self._file = file_id(self.path)
@@ -338,9 +330,10 @@ class Ledger:
             raise
 
     def _keep_beside(self) -> Path:
-        """The open ledger copied beside the file that replaced it, named by the time."""
+        """The open ledger copied beside the file that replaced it, named by the time, out of
+        the way of a `rm ledger.sqlite3*`."""
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        return self._copy_beside(f"{self.path.name}.kept-{stamp}")
+        return self._copy_beside(f"ledger-kept-{stamp}.sqlite3")  # no `ledger.*` globs it
 
     def _copy_beside(self, name: str) -> Path:
         """The whole open ledger, copied page by page into `name` in the ledger's folder,
@@ -359,12 +352,8 @@ class Ledger:
         if check != "ok" or not same:
             copy.unlink(missing_ok=True)
             raise LedgerError(f"the copy of the ledger in {copy} does not check ({check})")
-        fd = os.open(copy, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        _sync_dir(copy.parent)
+        fsync_path(copy)
+        fsync_path(copy.parent)
         return copy
 
     @staticmethod

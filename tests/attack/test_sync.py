@@ -91,7 +91,7 @@ def test_a_ledger_deleted_under_the_running_daemon_is_put_back(table: SyncTable,
     results = [body["line"] for kind, body in kept if kind == "result"]
     assert results == table.published  # the ledger holds every line published, once
     frames_once_in_order(kept)
-    assert not list(table.state.glob("ledger.sqlite3.kept-*"))
+    assert not list(table.state.glob("ledger-kept-*.sqlite3"))
 
 
 def test_a_ledger_replaced_under_the_running_daemon_is_refused_until_an_operator_acts(
@@ -116,7 +116,7 @@ def test_a_ledger_replaced_under_the_running_daemon_is_refused_until_an_operator
     time.sleep(1.0)
     assert len(table.published) == published  # nothing more published meanwhile
     assert (table.state / "ledger.sqlite3").read_bytes() == older.read_bytes()
-    (kept,) = table.state.glob("ledger.sqlite3.kept-*")
+    (kept,) = table.state.glob("ledger-kept-*.sqlite3")
     # The operator stops the daemon and puts the daemon's own ledger back in place.
     table.stop_daemon()
     for name in ("ledger.sqlite3", "ledger.sqlite3-wal", "ledger.sqlite3-shm"):

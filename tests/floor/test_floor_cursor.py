@@ -26,6 +26,16 @@ def wipe(state: Path) -> None:
         path.unlink()
 
 
+def read_by_outbox(tmp_path: Path) -> tuple[Path, Ledger, Outbox]:
+    """A ledger of five records, all of them given out by the outbox already."""
+    state = tmp_path / "state"
+    book = Ledger(state)
+    fill(book, 5)
+    outbox = Outbox(state)
+    assert [r.idx for r in outbox.after(1, 100)] == [1, 2, 3, 4, 5]
+    return state, book, outbox
+
+
 def test_a_younger_ledger_does_not_trust_the_cursor_of_the_lost_one(tmp_path: Path) -> None:
     state = tmp_path / "state"
     old = Ledger(state)
@@ -48,12 +58,8 @@ def test_a_younger_ledger_does_not_trust_the_cursor_of_the_lost_one(tmp_path: Pa
 
 
 def test_the_outbox_reads_on_from_a_ledger_put_back(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    book = Ledger(state)
-    fill(book, 5)
-    outbox = Outbox(state)
+    state, book, outbox = read_by_outbox(tmp_path)
     try:
-        assert [r.idx for r in outbox.after(1, 100)] == [1, 2, 3, 4, 5]
         wipe(state)
         fill(book, 3)  # the first commit finds it deleted and puts it back
         assert book.lost is None
@@ -67,12 +73,8 @@ def test_the_outbox_reads_on_from_a_ledger_put_back(tmp_path: Path) -> None:
 
 
 def test_the_outbox_gives_nothing_of_a_file_put_in_the_ledgers_place(tmp_path: Path) -> None:
-    state = tmp_path / "state"
-    book = Ledger(state)
-    fill(book, 5)
-    outbox = Outbox(state)
+    state, book, outbox = read_by_outbox(tmp_path)
     try:
-        assert len(outbox.after(1, 100)) == 5
         book.close()
         wipe(state)
         stranger = Ledger(state)  # another ledger at the same path: its own chain
