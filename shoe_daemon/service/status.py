@@ -345,7 +345,8 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
             code = NOT_IN_PLAY
         elif running and (not status["shoe_connected"] or not status["ledger_ok"]
                           or status["hold"] or status.get("latches")
-                          or status["phase"] != "running"):
+                          or status.get("syncing") or (status.get("unseen") and
+                          status["state"] == "no_shoe") or status["phase"] != "running"):
             code = NOT_IN_PLAY
         if status.get("latches"):
             lines.append(f"open on the console: {', '.join(status['latches'])} (no coup starts "

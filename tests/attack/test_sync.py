@@ -15,6 +15,7 @@ state"), docs/audit.md ("The ledger's file"), docs/coup-machine.md.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import time
@@ -141,6 +142,11 @@ def test_a_ledger_lost_while_stopped_publishes_nothing_of_the_shoe_it_joined(
     table.remove_ledger()
     time.sleep(1.0)  # the shoe deals on: its window fills, the croupier's backlog grows
     table.start_daemon()
+    status = table.state / "status.json"
+    wait_for(lambda: status.exists() and "joined a shoe in play" in status.read_text(),
+             "the status to say the table joined a shoe in play")
+    said = json.loads(status.read_text())
+    assert said["unseen"] > 0 and said["state"] == "no_shoe", said
     assert table.finish() == 0, table.detail()
     detail = table.detail()
     truth = table.truth
