@@ -3,7 +3,9 @@
 A coup is about eight shoe frames and one result line. The daemon commits each batch of
 frames it reads in one transaction; at a croupier's pace that is one frame per commit, at
 line rate several. Both are measured, on a fresh ledger in a temporary directory on the
-same file system as the repository (the disk a state directory would use).
+same file system as the repository (the disk a state directory would use). Then the watch
+on the ledger's file (one stat after each commit, docs/audit.md) and what putting a
+deleted ledger back costs at that size.
 
     .venv/bin/python bench/ledger_cost.py [--coups 300]
 """
@@ -25,7 +27,7 @@ from drivers.framing import encode  # noqa: E402,F401
 from drivers.messages import SEQ_MODULUS  # noqa: E402
 from drivers.records import frame_body  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
-from shoe_daemon.audit.ledger import Ledger  # noqa: E402
+from shoe_daemon.audit.ledger import Ledger, file_id  # noqa: E402
 from shoe_daemon.game.coup import CoupMachine  # noqa: E402
 from shoe_daemon.game.houses import get_profile  # noqa: E402
 
@@ -75,6 +77,29 @@ def main() -> None:
         print(f"one commit per coup: {batched:.2f} ms per coup")
         print(f"ledger size: {(Path(tmp) / 'a' / 'ledger.sqlite3').stat().st_size / len(coups):.0f}"
               " bytes per coup (before WAL checkpoint)")
+        watch(ledger_a := Ledger(Path(tmp) / "a"), statistics.median(commits), coups[0][0])
+        ledger_a.close()
+
+
+def watch(ledger: Ledger, commit_ms: float, frame: list[tuple[str, dict]]) -> None:
+    """The file watch's stat against a commit, and one put-back of the whole ledger."""
+    n = 20000
+    t = time.perf_counter()
+    for _ in range(n):
+        file_id(ledger.path)
+    stat_us = (time.perf_counter() - t) * 1e6 / n
+    print(f"file watch: {stat_us:.1f} us a commit (one stat), "
+          f"{stat_us / 10 / commit_ms:.2f} % of a commit")
+    records = ledger.verify()
+    size = ledger.path.stat().st_size + Path(f"{ledger.path}-wal").stat().st_size
+    for path in ledger.path.parent.glob("ledger.sqlite3*"):
+        path.unlink()
+    t = time.perf_counter()
+    ledger.append_many(frame)  # finds the file gone and puts it back before it returns
+    put_back = (time.perf_counter() - t) * 1000
+    assert ledger.lost is None and file_id(ledger.path) is not None
+    print(f"put back after deletion: {put_back:.1f} ms for {records} records "
+          f"({size / 1e6:.1f} MB with its WAL), the commit that found it included")
 
 
 if __name__ == "__main__":

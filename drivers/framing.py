@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import binascii
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from drivers.messages import SEQ_MODULUS, SHOE_TO_HOST, Message, decimal, parse
 
@@ -52,11 +52,18 @@ def encode(seq: int, message: Message) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """A decoded frame; `raw` (from `$` to `\\n`) is kept for capture files and logs."""
+    """A decoded frame; `raw` (from `$` to `\\n`) is kept for capture files and logs.
+
+    `adjacent`: it began right where the previous frame the decoder passed ended, with not
+    a byte dropped between them (no noise, no damaged frame): nothing can have been lost
+    between the two. A host without state trusts only such a frame to start a resend round
+    (drivers/sync.py). It is not part of a frame's equality.
+    """
 
     seq: int
     message: Message
     raw: bytes
+    adjacent: bool = field(default=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -85,7 +92,7 @@ class DecoderStats:
 class FrameDecoder:
     """Incremental decoder: any chunking of the same bytes yields the same frames."""
 
-    __slots__ = ("_discarding", "_pending", "_registry", "stats")
+    __slots__ = ("_adjacent", "_discarding", "_pending", "_registry", "stats")
 
     def __init__(self, registry: Mapping[str, type[Message]] = SHOE_TO_HOST) -> None:
         self.stats = DecoderStats()
@@ -94,6 +101,8 @@ class FrameDecoder:
         self._pending = b""
         # Inside an over-long frame, until its `\n` or the next `$`.
         self._discarding = False
+        # Nothing dropped since the last frame passed (False until the first one).
+        self._adjacent = False
 
     def feed(self, data: bytes) -> list[Frame]:
         """Frames completed by `data`, in order; never raises."""
@@ -111,6 +120,7 @@ class FrameDecoder:
         end = len(buf)
         pos = 0
         discarding = self._discarding
+        adjacent = self._adjacent
         while pos < end:
             if discarding:
                 newline = buf.find(_END, pos)
@@ -125,29 +135,34 @@ class FrameDecoder:
             start = buf.find(_START, pos)
             if start < 0:
                 stats.noise_bytes += end - pos
+                adjacent = False
                 break
-            stats.noise_bytes += start - pos
+            if start > pos:
+                stats.noise_bytes += start - pos
+                adjacent = False
             limit = start + MAX_FRAME_BYTES
             newline = buf.find(_END, start + 1, limit)
             dollar = buf.find(_START, start + 1, newline if newline >= 0 else limit)
             if dollar >= 0:
                 stats.truncated += 1
-                pos = dollar
+                pos, adjacent = dollar, False
             elif newline >= 0:
                 pos = newline + 1
-                frame = self._decode(buf[start:pos])
+                frame = self._decode(buf[start:pos], adjacent)
+                adjacent = frame is not None
                 if frame is not None:
                     frames.append(frame)
             elif end >= limit:
                 stats.overlong += 1
-                pos, discarding = limit, True
+                pos, discarding, adjacent = limit, True, False
             else:
                 self._pending = buf[start:]
                 break
+        self._adjacent = adjacent
         self._discarding = discarding
         return frames
 
-    def _decode(self, raw: bytes) -> Frame | None:
+    def _decode(self, raw: bytes, adjacent: bool) -> Frame | None:
         """Check one `$`...`\\n` candidate, trailer then CRC then body, counting the first fault."""
         stats = self.stats
         if (
@@ -176,7 +191,7 @@ class FrameDecoder:
             stats.unparsable += 1
             return None
         stats.frames += 1
-        return Frame(seq, message, raw)
+        return Frame(seq, message, raw, adjacent)
 
 
 class SequenceNumbers:

@@ -11,7 +11,9 @@ one order.
 A frame is acknowledged only after the application's `commit()` said it is kept, so the
 shoe resends whatever was not. A `HELLO` is settled at once, before the frames after it
 are played (protocol 1.1, docs/transports.md): a 1.1 shoe sends nothing else until its
-HELLO is acknowledged.
+HELLO is acknowledged. A link without state (nothing kept yet) waits to sync with the shoe
+before it takes any frame (drivers/sync.py): meanwhile it acknowledges nothing, shows the
+lamp red and says so once in the log.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, BinaryIO, Protocol
 
 import structlog
 
-from drivers.delivery import Receiver
+from drivers.delivery import UNSYNCED, Receiver, Verdict
 from drivers.framing import Frame, FrameDecoder, SequenceNumbers, encode
 from drivers.messages import Ack, Hello, Lamp
 from drivers.transport import Transport
@@ -75,6 +77,7 @@ class ShoeLink:
         self.host_seq = SequenceNumbers()
         self.lamp_sent: str | None = None
         self._behind = False  # a commit failed: delivery must rewind before taking frames
+        self._waiting_said = False  # "waiting to sync" logged, "synced" not yet
         self._capture_down = False
         self._stats_at = time.monotonic()
         self._stats_last: tuple[int, ...] = ()
@@ -85,6 +88,14 @@ class ShoeLink:
         """Deliver from here on as `receiver` says (the application's kept frames)."""
         self.receiver = receiver
         self._behind = False
+        if receiver.synced:  # what `replay --resume` needs to play this run's capture
+            self.log.info("line.resumed", after=receiver.last_in_order, boot_id=receiver.boot_id)
+
+    @property
+    def lamp(self) -> str:
+        """The shoe's lamp: red while the link waits to sync (nothing the shoe sends is
+        recorded meanwhile), else the application's."""
+        return "RED" if self.receiver.waiting else self.app.lamp
 
     def connected(self) -> None:
         """The transport was (re)opened: the shoe learns the lamp again."""
@@ -115,6 +126,8 @@ class ShoeLink:
         acks: list[int] = []
         for frame in self.decoder.feed(data):
             verdict = receive(frame)
+            if verdict.kind == UNSYNCED or self._waiting_said:
+                self._say_sync(frame, verdict)
             if verdict.accepted:
                 deliver(frame, verdict.kind)
             if verdict.ack is not None:
@@ -138,9 +151,21 @@ class ShoeLink:
         self.app.acknowledged()
         return True
 
+    def _say_sync(self, frame: Frame, verdict: Verdict) -> None:
+        """Once when the link starts waiting to sync, once when it synced."""
+        if verdict.kind == UNSYNCED and not self._waiting_said:
+            self._waiting_said = True
+            self.log.warning("line.waiting_to_sync", seq=frame.seq,
+                             detail="no state to resume from: acknowledging nothing until "
+                                    "the shoe's numbering is known")
+        elif verdict.accepted:
+            self._waiting_said = False
+            self.log.info("line.synced", seq=frame.seq, at=verdict.kind,
+                          unsynced=self.receiver.stats.unsynced)
+
     def send_lamp(self) -> None:
-        """The application's lamp to the shoe, when it changed."""
-        lamp = self.app.lamp
+        """The lamp to the shoe, when it changed."""
+        lamp = self.lamp
         if lamp != self.lamp_sent and self.transport is not None:
             self.transport.write(encode(self.host_seq.next(), Lamp(lamp)))
             self.lamp_sent = lamp
@@ -168,11 +193,11 @@ class ShoeLink:
         self._stats_at = now
         d, r = self.decoder.stats, self.receiver.stats
         counts = (d.frames, d.noise_bytes, d.bad_crc, d.overlong, d.unparsable, d.truncated,
-                  r.duplicates, r.gaps, r.resets)
+                  r.duplicates, r.gaps, r.resets, r.unsynced, r.syncs)
         if counts == self._stats_last and not force:
             return
         self._stats_last = counts
         self.log.info("line.stats", frames=d.frames, noise_bytes=d.noise_bytes,
                       bad_crc=d.bad_crc, overlong=d.overlong, unparsable=d.unparsable,
                       truncated=d.truncated, duplicates=r.duplicates, gaps=r.gaps,
-                      resets=r.resets)
+                      resets=r.resets, unsynced=r.unsynced, syncs=r.syncs)

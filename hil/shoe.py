@@ -7,7 +7,9 @@ the protocol exactly as a shoe does: HELLO first, its own numbering, up to 16 fr
 acknowledged, and 300 ms after the last ACK that made progress, everything unacknowledged
 again from the oldest (go-back-N). It reads the host's ACK and LAMP frames. After a HELLO it
 sends nothing new until that HELLO is acknowledged, so the host cannot take the new boot's
-frames for the old stream's. While idle it sends HB at least once a second.
+frames for the old stream's (protocol 1.1; `--proto 1.0` does not wait). While idle it sends
+HB at least once a second. On a pty, what it writes while no host has the port open is lost,
+as on a real line; `--deal-at-power-up` starts the croupier before any host answers.
 
 Every byte written to the line goes to --capture (faults and resends included: replaying it
 with `shoe-daemon replay` gives the same results); the croupier's coup.result lines go to
@@ -55,6 +57,7 @@ UNPLUG_SECONDS = 0.5  # how long the cable stays out
 REBOOT_SECONDS = 0.3  # how long a reboot takes (the shoe hears nothing meanwhile)
 DEFAULT_GIVE_UP = 30.0  # s without ACK progress while frames wait: the host is not there
 READ_CHUNK = 4096
+HOST_LOOK_EVERY = 0.02  # s between looks for a host opening the pty, while none has it open
 
 EXIT_DONE = 0
 EXIT_NO_HOST = 3
@@ -70,25 +73,41 @@ class LinkDown(Exception):
 class PtyLink:
     """A pseudo terminal; the host opens the slave through a symlink (like udev's /dev/shoe).
 
-    The shoe keeps a slave fd open itself, so bytes written before the host opens the port
-    wait in the slave's input queue instead of failing with EIO, and the port stays raw.
+    Like a real line, it carries bytes only while the host has the port open: what the shoe
+    writes meanwhile is lost, and the host hears from the moment it opened. (A pty would
+    keep those bytes for the next opener, so the link drops them itself.) The shoe holds no
+    slave descriptor of its own, so it sees whether the host has the port open: the master
+    hangs up (POLLHUP) while no slave is open. The slave is left raw until the host sets its
+    own mode, as pyserial does on open.
     """
 
     def __init__(self, link: Path) -> None:
         self.link = link
         self.master = -1
-        self.slave = -1
         self.path = ""
+        self.lost = 0  # bytes written while the host did not have the port open
+        self._poll = select.poll()
 
     @property
     def up(self) -> bool:
         return self.master >= 0
 
+    @property
+    def listening(self) -> bool:
+        """The host has the port open: bytes written now reach it."""
+        if self.master < 0:
+            return False
+        return not any(events & select.POLLHUP for _, events in self._poll.poll(0))
+
     def open(self) -> None:
         master, slave = os.openpty()
         tty.setraw(slave)
+        path = os.ttyname(slave)
+        os.close(slave)
         os.set_blocking(master, False)
-        self.master, self.slave, self.path = master, slave, os.ttyname(slave)
+        self._poll = select.poll()
+        self._poll.register(master, select.POLLIN)
+        self.master, self.path = master, path
         tmp = self.link.with_name(f".{self.link.name}.{os.getpid()}.tmp")
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -98,11 +117,10 @@ class PtyLink:
     def unplug(self) -> None:
         """The cable is pulled: the link disappears and the host's port hangs up."""
         self._remove_link()
-        for fd in (self.master, self.slave):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self.master = self.slave = -1
+        if self.master >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.master)
+        self.master = -1
 
     def _remove_link(self) -> None:
         with contextlib.suppress(OSError):
@@ -112,13 +130,13 @@ class PtyLink:
     close = unplug
 
     def poll_accept(self) -> bool:
-        return False  # the host opening the port cannot be seen: the shoe holds it open too
+        return False  # a serial shoe is not told the host opened the port
 
     def drop_client(self) -> None:
         """Never called: a pty does not tell the shoe that the host closed its end."""
 
     def read_fds(self) -> list[int]:
-        return [self.master] if self.up else []
+        return [self.master] if self.listening else []
 
     def write_fd(self) -> int:
         return self.master
@@ -134,6 +152,9 @@ class PtyLink:
             raise
 
     def write(self, data: bytes) -> int:
+        if not self.listening:
+            self.lost += len(data)  # on the line, and nobody there to hear it
+            return len(data)
         try:
             return os.write(self.master, data)
         except BlockingIOError:
@@ -270,8 +291,10 @@ class Shoe:
                  seed: int, capture: BinaryIO, lamp_log: TextIO | None = None,
                  pace: tuple[float, float] = (0.0, 0.0), baud: int | None = None,
                  linger: float = 0.5, give_up: float = DEFAULT_GIVE_UP,
-                 log: TextIO = sys.stderr, stakes_pause: float = 0.0) -> None:
+                 log: TextIO = sys.stderr, stakes_pause: float = 0.0, proto: str = "1.1",
+                 deal_at_power_up: bool = False) -> None:
         self.messages = session.messages
+        self.waits_for_hello = proto != "1.0"  # protocol 1.1: nothing after a HELLO until its ACK
         self.stakes_pause = stakes_pause  # the croupier waits for the stakes before a DEAL
         self.link = link
         self.faults = line_faults
@@ -301,6 +324,8 @@ class Shoe:
         self.decoder = FrameDecoder(HOST_TO_SHOE)
 
         self.start = time.monotonic()
+        if deal_at_power_up:  # the croupier began dealing whether or not a host listens
+            self.pace_from = self.next_due = self.start
         self.boot_start = self.start
         self.last_progress = self.start
         self.timer: float | None = None  # the resend timer, running since
@@ -350,9 +375,11 @@ class Shoe:
 
     def _summary(self) -> str:
         s = self.stats
+        lost = self.link.lost if isinstance(self.link, PtyLink) else 0
         return (f"frames={s.frames} transmissions={s.transmissions} resends={s.resends} "
                 f"acks={s.acks} acks_ignored={s.acks_ignored} lamps={s.lamps} "
-                f"unplugs={s.unplugs} reboots={s.reboots} bytes={s.bytes}")
+                f"unplugs={s.unplugs} reboots={s.reboots} bytes={s.bytes} "
+                f"unheard_bytes={lost}")
 
     def _step(self, now: float) -> None:
         if self.phase == "unplugged":
@@ -402,6 +429,8 @@ class Shoe:
         return max(0.0, min(deadlines) - now)
 
     def _wait(self, timeout: float) -> None:
+        if isinstance(self.link, PtyLink) and not self.link.listening:
+            timeout = min(timeout, HOST_LOOK_EVERY)  # a host opening the port cannot be heard
         rfds = [] if self.phase == "unplugged" else self.link.read_fds()
         if self.wakeup >= 0:
             rfds.append(self.wakeup)
@@ -545,7 +574,7 @@ class Shoe:
                 self.next_due = max(self.next_due, now) + self.stakes_pause
 
     def _awaiting_hello(self) -> bool:
-        return any(isinstance(e.message, Hello) for e in self.window)
+        return self.waits_for_hello and any(isinstance(e.message, Hello) for e in self.window)
 
     def _may_admit_heartbeat(self) -> bool:
         return (self.phase == "normal" and self.link.up and not self.backlog
@@ -716,6 +745,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stakes-pause", type=float, default=0.0, metavar="SECONDS",
                    help="the croupier waits this long for the stakes before each BTN,DEAL "
                         "(the console's money tests)")
+    p.add_argument("--proto", choices=("1.0", "1.1"), default="1.1",
+                   help="the protocol version the shoe speaks: a 1.0 shoe does not wait for "
+                        "its HELLO's acknowledgement before sending more (default 1.1)")
+    p.add_argument("--deal-at-power-up", action="store_true",
+                   help="the croupier begins dealing when the shoe powers up, whether or not "
+                        "a host listens (default: once the first HELLO is acknowledged)")
     p.add_argument("--give-up", type=float, default=DEFAULT_GIVE_UP, metavar="SECONDS",
                    help="exit 3 after this long without ACK progress (default 30)")
     return p
@@ -811,7 +846,8 @@ def main(argv: list[str] | None = None) -> int:
             shoe = Shoe(session, link, line_faults=line_faults, seed=args.seed,
                         capture=capture, lamp_log=lamp_log, pace=pace, baud=args.baud,
                         linger=args.linger, give_up=args.give_up,
-                        stakes_pause=args.stakes_pause)
+                        stakes_pause=args.stakes_pause, proto=args.proto,
+                        deal_at_power_up=args.deal_at_power_up)
             shoe.wakeup = wake_r
             shoe.stopping = stop[0]
             return shoe.run()

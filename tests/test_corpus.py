@@ -20,9 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_capture_replays_to_its_expected_output(case: Case):
     console = (["--console", str(HERE / f"{case.name}.console.jsonl")] if case.console
                else ["--trust-keys"])
+    resume = ["--resume", str(case.resume)] if case.resume is not None else []
     done = subprocess.run(
         [sys.executable, "-m", "shoe_daemon.service.cli", "replay", "--profile", case.profile,
-         *console, str(HERE / f"{case.name}.cap")],
+         *console, *resume, str(HERE / f"{case.name}.cap")],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -56,9 +57,10 @@ def test_corpus_captures_carry_line_faults():
     """The captures must exercise the decoder: noise, damage, resends."""
     stats = {}
     for case in CASES:
+        resume = ["--resume", str(case.resume)] if case.resume is not None else []
         done = subprocess.run(
             [sys.executable, "-m", "shoe_daemon.service.cli", "replay", "--profile", case.profile,
-             str(HERE / f"{case.name}.cap")],
+             *resume, str(HERE / f"{case.name}.cap")],
             capture_output=True, text=True, cwd=ROOT, check=True,
         )
         for item in done.stderr.split("\n", 1)[0].split():
@@ -66,3 +68,17 @@ def test_corpus_captures_carry_line_faults():
             stats[key] = stats.get(key, 0) + int(value)
     for key in ("noise_bytes", "bad_crc", "duplicates", "resets"):
         assert stats[key] > 0, (key, stats)
+
+
+def test_a_capture_that_begins_mid_stream_is_not_taken_on_trust():
+    # seq-wrap begins at 65530 with no HELLO and no resend rounds that show where the shoe's
+    # window starts: a host without state takes none of it (docs/shoe-line-protocol.md, "The
+    # host without state"); with --resume, as its host resumed, it plays whole.
+    done = subprocess.run(
+        [sys.executable, "-m", "shoe_daemon.service.cli", "replay", "--profile", "baden",
+         str(HERE / "seq-wrap.cap")],
+        capture_output=True, text=True, cwd=ROOT, check=True,
+    )
+    assert done.stdout == ""
+    assert "capture ended before the shoe's numbering was known" in done.stderr
+    assert " syncs=0" in done.stderr and " unsynced=" in done.stderr

@@ -346,6 +346,41 @@ def test_empty_inside_a_coup_is_a_short_last_coup():
     assert next(e for e in ev if e["event"] == "irregularity")["rule"] == "000 rule 24"
 
 
+# ---- a table that joined a shoe in play ---------------------------------------------------------
+# The shoe's start, its cut card and its inventory are what the last coup and the foreign
+# cards are decided by (000: six packs, the blank seven cards from the bottom; rule 24): a
+# table that did not see its BTN,SHOE publishes nothing of that shoe.
+
+
+def test_a_table_that_joined_a_shoe_in_play_publishes_none_of_its_coups():
+    # Mid-coup, then whole coups, the cut card and the end of the shoe, none of it seen from
+    # its BTN,SHOE: the old machine took the first DEAL as a new shoe 1 and the stray cards as
+    # wrong numbers, and published coups the table could not decide right.
+    machine, ev = play("zoppot-1934", "KH 3S DEAL 9C 5D KH 3S DEAL 2C 9H 3D KC CUT EMPTY")
+    assert ev == []
+    assert machine.state == "no_shoe" and machine.unseen == 14
+    assert machine.lamp == "RED"  # the croupier is told: the table follows no shoe
+    assert machine.public.shoe is None
+
+
+def test_the_next_shoe_is_published_whole_after_joining_mid_shoe():
+    machine, ev = play("baden", "DEAL 9C 5D KH 3S SHOE DEAL 9D 5H KD 3C")
+    r = only_coup(ev)
+    assert (r["shoe"], r["coup"], r["punter"]["cards"]) == (1, 1, ["9D", "KD"])
+    assert machine.unseen == 5 and machine.lamp == "GREEN"
+
+
+def test_hardware_faults_before_the_first_shoe_still_latch():
+    machine = CoupMachine(get_profile("baden"), latching=True)
+    for message in parse_script("FAULT:JAM:ON DEAL 9C"):
+        assert machine.handle(message) == []
+    assert [latch.code for latch in machine.latches] == ["JAM"]
+    assert (machine.waiting, machine.unseen) == (2, 0)  # the DEAL waits behind the latch
+    assert machine.handle(parse_script("FAULT:JAM:OFF")[0]) == []
+    assert machine.resolve("fault-JAM", "ana") == []
+    assert (machine.waiting, machine.unseen, machine.state) == (0, 2, "no_shoe")
+
+
 # ---- Punto Banco: 003 ----------------------------------------------------------------------
 
 

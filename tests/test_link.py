@@ -170,6 +170,59 @@ def test_the_hold_in_force_follows_the_lines_and_survives_a_restart(tmp_path):
         again.close()
 
 
+def test_a_table_without_state_waits_to_sync_and_follows_from_the_next_shoe(host):
+    # The ledger is new and the shoe is mid-stream (the ledger was lost while the daemon was
+    # stopped): its resend rounds show where its window starts. Until then nothing is kept,
+    # nothing acknowledged, and the lamp is red; the shoe in play is not published.
+    rounds = frames("DEAL 9C 5D KH 3S", first=700)
+    answer = host.turn(frames("5D KH 3S", first=702))
+    assert acks(answer) == [] and lamps(answer) == ["GREEN", "RED"]
+    answer = host.turn(rounds + rounds)
+    assert acks(answer) == [] and host.kept("frame") == []
+    answer = host.turn(rounds)  # the third round from 700: synced there
+    assert acks(answer) == [700, 701, 702, 703, 704]
+    transport = host.kept("transport")
+    assert transport == [{"event": "synced", "detail": "seq 700"}]
+    assert [f["seq"] for f in host.kept("frame")] == [700, 701, 702, 703, 704]
+    (unseen,) = host.kept("shoe.unseen")
+    assert unseen["seq"] == 700 and "joined a shoe in play" in unseen["detail"]
+    assert host.published() == [] and host.table.lamp == "RED"
+    # The next shoe is the first the table follows, and it is published whole.
+    answer = host.turn(frames("SHOE DEAL 9D 5H KD 3C", first=705))
+    assert acks(answer) == list(range(705, 711)) and lamps(answer) == ["GREEN"]
+    assert [(r["shoe"], r["coup"], r["punter"]["cards"]) for r in host.published()] == [
+        (1, 1, ["9D", "KD"])]
+    assert len(host.kept("shoe.unseen")) == 1
+
+
+def test_a_ledger_lost_while_stopped_leaves_the_results_file_numbered_on(tmp_path):
+    # The results file outlived its ledger: the new ledger begins by carrying on what the file
+    # says was published, so the next shoe is not shoe 1 again, and a results line lost in a
+    # crash is still put back line for line.
+    first = Host(tmp_path)
+    first.turn(frames("HELLO:0badcafe SHOE DEAL 9C 5D KH 3S"))
+    first.close()
+    for path in (tmp_path / "state").glob("ledger.sqlite3*"):
+        path.unlink()
+    again = Host(tmp_path)
+    try:
+        (lost,) = again.kept("ledger.lost")
+        assert lost["carry"] == {"shoes": 1, "results": 1, "boot_id": None}
+        assert lost["last_published"] == {"shoe": 1, "coup": 1}
+        again.turn(frames("HELLO:1badcafe SHOE DEAL 9D 5H KD 3C"))
+        assert [(x["shoe"], x["coup"]) for x in again.published()] == [(1, 1), (2, 1)]
+    finally:
+        again.close()
+    text = again.results_path.read_text()
+    again.results_path.write_text(text[: text.rstrip("\n").rfind("\n") + 1])  # a crash
+    third = Host(tmp_path)
+    try:
+        assert third.published() == [json.loads(x) for x in text.splitlines()]
+        assert len(third.kept("ledger.lost")) == 1
+    finally:
+        third.close()
+
+
 def test_the_service_over_a_loopback_named_in_its_settings(tmp_path):
     """The whole service (registry, loop, link, table) with a 1.1 shoe played from here."""
     name = f"service-{tmp_path.name}"

@@ -5,6 +5,7 @@ whatever the line does, and the capture replays to the truth."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import select
@@ -268,6 +269,95 @@ def test_the_shoe_sends_nothing_after_its_hello_until_it_is_acknowledged(
         proc.terminate()
         finish(proc)
         os.close(fd)
+
+
+def listen(fd: int, seconds: float) -> list:
+    """The frames a host that never answers hears on `fd` for `seconds`."""
+    decoder, heard = FrameDecoder(), []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if select.select([fd], [], [], 0.02)[0]:
+            with contextlib.suppress(BlockingIOError):
+                heard += decoder.feed(os.read(fd, 4096))
+    return heard
+
+
+def test_what_the_shoe_writes_while_no_host_has_the_port_is_lost(tmp_path: Path) -> None:
+    # As on a real line: the HELLOs sent before anyone opened the port are gone, not kept
+    # in the pty for the host that opens it later (it opens here without flushing).
+    proc, _ = start_shoe(tmp_path, "--profile", "baden", "--shoes", "1", "--seed", "4")
+    time.sleep(1.2)  # the HELLO and three resends of it into a port nobody has open
+    _, fd = open_link(tmp_path / "shoe", proc)
+    try:
+        heard = listen(fd, 0.25)  # at most one resend comes in a quarter of a second
+    finally:
+        os.close(fd)
+        proc.terminate()
+        err = finish(proc)
+    assert len(heard) <= 1, heard
+    assert (tmp_path / "shoe.cap").read_bytes().count(b"$0,HELLO,") >= 4
+    unheard = int(err.rsplit("unheard_bytes=", 1)[1].split()[0])
+    assert unheard >= 3 * len(encode(0, Hello(1, "SIM-SHOE", "SIM0001", "0.1.0", "00000000")))
+
+
+def test_a_1_0_shoe_deals_at_power_up_without_waiting_for_its_hellos_ack(
+        tmp_path: Path) -> None:
+    # The host listens and never answers: a 1.0 shoe whose croupier began at power-up
+    # fills its window with his messages after the HELLO and resends it from the HELLO.
+    proc, _ = start_shoe(tmp_path, "--profile", "baden", "--shoes", "1", "--seed", "4",
+                         "--packs", "1", "--proto", "1.0", "--deal-at-power-up",
+                         "--pace", "0.01")
+    _, fd = open_link(tmp_path / "shoe", proc)
+    try:
+        heard = listen(fd, 1.0)
+    finally:
+        os.close(fd)
+        proc.terminate()
+        finish(proc)
+    session = session_for("baden", 1, 4, 1, None).messages
+    numbers = sorted({f.seq for f in heard})
+    assert numbers == list(range(16)), numbers  # the whole window, nothing past it
+    assert {f.seq: f.message for f in heard} == dict(enumerate(session[:16]))
+    starts = [f.seq for prev, f in itertools.pairwise(heard) if f.seq < prev.seq]
+    assert starts and set(starts) == {0}  # each resend round from the HELLO
+
+
+def test_a_1_1_shoe_whose_croupier_began_at_power_up_keeps_his_messages(
+        tmp_path: Path) -> None:
+    # Protocol 1.1: nothing but the HELLO until its ACK; the croupier went on meanwhile,
+    # and what he did comes out at once, in order, when the HELLO is acknowledged.
+    proc, _ = start_shoe(tmp_path, "--profile", "baden", "--shoes", "1", "--seed", "4",
+                         "--packs", "1", "--deal-at-power-up", "--pace", "0.1")
+    _, fd = open_link(tmp_path / "shoe", proc)
+    try:
+        before = listen(fd, 1.0)
+        os.write(fd, encode(0, Ack(0)))
+        after = listen(fd, 0.15)
+    finally:
+        os.close(fd)
+        proc.terminate()
+        finish(proc)
+    assert before and {(f.seq, type(f.message)) for f in before} == {(0, Hello)}
+    session = session_for("baden", 1, 4, 1, None).messages
+    fresh = sorted({f.seq: f.message for f in after if f.seq > 0}.items())
+    assert len(fresh) >= 7, fresh  # ten paced messages by now, sent together
+    assert [m for _, m in fresh] == session[1:len(fresh) + 1]
+
+
+@pytest.mark.parametrize("proto", ["1.0", "1.1"])
+def test_a_shoe_dealing_before_the_host_opens_loses_nothing(tmp_path: Path,
+                                                           proto: str) -> None:
+    # The host (pyserial, which flushes on open) comes 1.5 s after the croupier began:
+    # it syncs with the shoe (a HELLO numbered 0) and gets every message exactly once.
+    args = ["--profile", "baden", "--shoes", "1", "--seed", "9", "--packs", "1",
+            "--proto", proto, "--deal-at-power-up", "--pace", "0.02"]
+    proc, _ = start_shoe(tmp_path, *args)
+    time.sleep(1.5)
+    host = Host()
+    play_pty_host(proc, tmp_path / "shoe", host, use_pyserial=True)
+    assert finish(proc) and proc.returncode == 0
+    assert_delivered_exactly(host.delivered, session_for("baden", 1, 9, 1, None).messages)
+    check_capture(tmp_path, "baden")
 
 
 def test_idle_shoe_sends_heartbeats(tmp_path: Path) -> None:

@@ -9,6 +9,12 @@ Why this shape (docs/audit.md has the whole argument):
 - Each hash is sealed with HMAC-SHA256 under a key only the daemon can read: whoever edits
   the database file cannot rebuild a valid chain without the key. Exports are additionally
   signed with the table's Ed25519 key so a regulator needs no secret (shoe_daemon.audit.export).
+- The file is watched: one stat after each commit. SQLite goes on writing to a file deleted
+  under it, and everything would be gone at the next start; so a ledger whose file was
+  deleted is copied back to its path from the open connection (which still holds every
+  record), checked, reopened, and says so in a record of its own (`ledger.put_back`), before
+  the commit that found it returns. A file replaced by another is never overwritten: the
+  daemon's own ledger is kept beside it and every write is refused until an operator acts.
 """
 
 from __future__ import annotations
@@ -28,11 +34,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from drivers.records import hello_boot_id, opens_shoe
+from shoe_daemon.audit.keys import fsync_path
 
 T = TypeVar("T")
 GENESIS = "0" * 64
 SCHEMA_VERSION = 1
 PRUNED = "ledger.pruned"  # the record `audit prune` leaves: where the retained chain starts
+PUT_BACK = "ledger.put_back"  # the record a ledger whose file was deleted leaves, put back
+LOST = "ledger.lost"  # the first record of a ledger begun after the table's last was lost
+FileId = tuple[int, int]  # (st_dev, st_ino): which file a path names
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -119,12 +129,17 @@ def new_key_file(path: Path) -> bytes:
     """A new random 32-byte key in hex at `path`, made only if no file is there (O_EXCL),
     readable by its owner alone (0600), on disk before it is used."""
     key = secrets.token_bytes(32)
+    _write_key(path, key)
+    return key
+
+
+def _write_key(path: Path, key: bytes) -> None:
+    """`key` in hex at `path`, only if no file is there (O_EXCL), 0600, on disk."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(key.hex() + "\n")
         f.flush()
         os.fsync(f.fileno())
-    return key
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,23 +155,47 @@ class Start:
     boot_id: str | None = None
 
 
-class Ledger:
-    """Append-only, chained, sealed records. `append_many` is one durable transaction."""
+def file_id(path: Path) -> FileId | None:
+    """Which file `path` names now (None: none). While a connection holds its file open the
+    file cannot be freed, so its (device, inode) cannot name another file meanwhile."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
 
-    def __init__(self, state_dir: Path, key: bytes | None = None):
+
+class Ledger:
+    """Append-only, chained, sealed records. `append_many` is one durable transaction.
+
+    `lost` says why every write is refused, while the ledger's file is not at its path (it
+    was replaced, or it could not be put back); None while all is well. `log` (the daemon's)
+    is told when the file was put back, replaced or lost.
+    """
+
+    _file: FileId | None = None  # the file this connection has open (None: not watched)
+    lost: str | None = None
+
+    def __init__(self, state_dir: Path, key: bytes | None = None, log: Any = None):
         state_dir.mkdir(parents=True, exist_ok=True)
+        self.log = log
         self.path = state_dir / "ledger.sqlite3"
-        self.key = key if key is not None else load_key(state_dir / "ledger.key")
+        self.key_path = state_dir / "ledger.key"
+        self.key = key if key is not None else load_key(self.key_path)
         self.boot = uuid.uuid4().hex[:16]  # this process: monotonic times compare within it
+        self.db = self._open()
+        self._file = file_id(self.path)
+
+    def _open(self) -> sqlite3.Connection:
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(_SCHEMA)
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
-                            (str(SCHEMA_VERSION),))
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.Error as e:
             raise LedgerError(f"{self.path}: {e}") from e
+        return db
 
     def close(self) -> None:
         self.db.close()
@@ -203,6 +242,11 @@ class Ledger:
         return self._transaction(prune)
 
     def _transaction(self, work: Callable[[], T]) -> T:
+        """`work` in one write transaction, the file in its place before and after."""
+        if self.lost is not None:
+            self._keep_file()  # tried again at each write until it is in place
+            if self.lost is not None:
+                raise LedgerError(self.lost)
         try:
             self.db.execute("BEGIN IMMEDIATE")
             try:
@@ -214,7 +258,109 @@ class Ledger:
                 raise
         except sqlite3.Error as e:
             raise LedgerError(f"{self.path}: {e}") from e
+        self._keep_file()
         return done
+
+    # ---- the file under the ledger --------------------------------------------------------
+
+    def _keep_file(self) -> None:
+        """One stat: the file this connection writes must be the one at the path. Deleted, it
+        is put back from this connection before anyone is told the records are kept; replaced,
+        it is left alone, the ledger kept beside it, and writes refused (`lost`)."""
+        if self._file is None:
+            return
+        now = file_id(self.path)
+        if now == self._file:
+            self.lost = None
+            return
+        said = self.lost
+        try:
+            if now is None:
+                self._put_back()
+                self.lost = None
+                self._say("warning", "ledger.put_back", path=str(self.path))
+            elif self.lost is None:
+                kept = self._keep_beside()
+                self.lost = (f"{self.path} was replaced by another file while the daemon ran: "
+                             f"it is left as it is, the daemon's own ledger is kept in {kept}; "
+                             "stop the daemon and put the right ledger in place")
+        except (OSError, sqlite3.Error, LedgerError) as e:
+            self.lost = f"{self.path} was deleted while the daemon ran and cannot be put back: {e}"
+        if self.lost is not None and self.lost != said:
+            self._say("error", "ledger.lost", error=self.lost)
+
+    def _say(self, level: str, event: str, **fields: Any) -> None:
+        if self.log is not None:
+            getattr(self.log, level)(event, **fields)
+
+    def _put_back(self) -> None:
+        """The open ledger (every record is still in it) copied to a new file beside the path,
+        checked, then linked at the path; the connection moves to it, and a `ledger.put_back`
+        record says what happened. The deleted file's `-wal` and `-shm` names are cleared
+        first: SQLite would take a leftover `-wal` for the new file's (a corrupt ledger)."""
+        count, tail = self._tail_count(self.db)
+        copy = self._copy_beside(f".{self.path.name}.put-back")
+        if file_id(self.path) is not None:
+            copy.unlink()
+            raise LedgerError(f"a file appeared at {self.path} while the ledger was put back")
+        for leftover in ("-wal", "-shm"):
+            Path(f"{self.path}{leftover}").unlink(missing_ok=True)
+        os.link(copy, self.path)  # never over a file: FileExistsError if one appeared
+        copy.unlink()
+        fsync_path(self.path.parent)
+        old, gone = self.db, self._file
+        self.db = self._open()
+        self._file = file_id(self.path)
+        old.close()  # SQLite checkpoints nothing into a moved file, nor deletes by its name
+        if self._tail_count(self.db) != (count, tail):
+            raise LedgerError(f"{self.path}: the ledger put back does not hold what it held")
+        if not self.key_path.exists():  # deleted with it (`rm ledger.*`): the seals need it
+            _write_key(self.key_path, self.key)
+        record = {"records": count, "last": tail[0], "hash": tail[1],
+                  "deleted": {"device": gone[0], "inode": gone[1]} if gone else None,
+                  "detail": "the ledger's file was deleted while the daemon ran; it was put "
+                            "back from the ledger the daemon held open, checked and reopened"}
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._insert([(PUT_BACK, record)])
+            self.db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+
+    def _keep_beside(self) -> Path:
+        """The open ledger copied beside the file that replaced it, named by the time, out of
+        the way of a `rm ledger.sqlite3*`."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        return self._copy_beside(f"ledger-kept-{stamp}.sqlite3")  # no `ledger.*` globs it
+
+    def _copy_beside(self, name: str) -> Path:
+        """The whole open ledger, copied page by page into `name` in the ledger's folder,
+        on disk, and checked to hold exactly what the open one holds."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        copy = self.path.with_name(name)
+        for stale in (copy, Path(f"{copy}-journal")):
+            stale.unlink(missing_ok=True)
+        target = sqlite3.connect(copy)
+        try:
+            self.db.backup(target)
+            check = target.execute("PRAGMA quick_check").fetchone()[0]
+            same = self._tail_count(target) == self._tail_count(self.db)
+        finally:
+            target.close()
+        if check != "ok" or not same:
+            copy.unlink(missing_ok=True)
+            raise LedgerError(f"the copy of the ledger in {copy} does not check ({check})")
+        fsync_path(copy)
+        fsync_path(copy.parent)
+        return copy
+
+    @staticmethod
+    def _tail_count(db: sqlite3.Connection) -> tuple[int, tuple[int, str]]:
+        count = db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+        row = db.execute("SELECT idx, hash FROM records ORDER BY idx DESC LIMIT 1").fetchone()
+        return count, (row[0], row[1]) if row else (0, GENESIS)
 
     def _tail(self) -> tuple[int, str]:
         row = self.db.execute("SELECT idx, hash FROM records ORDER BY idx DESC LIMIT 1")
@@ -252,18 +398,24 @@ class Ledger:
                          row[7], row[8])
 
     def start(self) -> Start:
-        """Where the retained chain begins: record 1, or as the latest `ledger.pruned` says."""
-        row = self.db.execute("SELECT idx, body FROM records WHERE kind = ? "
-                              "ORDER BY idx DESC LIMIT 1", (PRUNED,)).fetchone()
+        """Where the retained chain begins, and what the records it no longer holds carried
+        on: record 1 and nothing, as the latest `ledger.pruned` says, or as the `ledger.lost`
+        a ledger begun after the table's last one was lost starts with (what the lost one
+        had published, from the results file)."""
+        row = self.db.execute("SELECT idx, kind, body FROM records WHERE kind IN (?, ?) "
+                              "ORDER BY idx DESC LIMIT 1", (PRUNED, LOST)).fetchone()
         if row is None:
             return Start()
         try:
-            body = json.loads(row[1])
+            body = json.loads(row[2])
             carry = body.get("carry", {})
-            return Start(body["first_idx"], body["first_prev"], row[0], carry.get("shoes", 0),
-                         carry.get("results", 0), carry.get("boot_id"))
+            shoes, results, boot = carry.get("shoes", 0), carry.get("results", 0), \
+                carry.get("boot_id")
+            if row[1] == LOST:
+                return Start(shoes=shoes, results=results, boot_id=boot)
+            return Start(body["first_idx"], body["first_prev"], row[0], shoes, results, boot)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise LedgerCorrupt(row[0], f"unreadable ({e}): the latest {PRUNED} record, which "
+            raise LedgerCorrupt(row[0], f"unreadable ({e}): the latest {row[1]} record, which "
                                 "says where the retained chain starts") from e
 
     def checked(self, last: int | None = None) -> Iterator[Record]:

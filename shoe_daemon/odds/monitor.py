@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from shoe_daemon.audit.follow import LedgerFollower
 from shoe_daemon.audit.ledger import Record
 from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.odds.live import stamp, status_words
@@ -53,7 +54,6 @@ from shoe_daemon.odds.tracker import (
 )
 from shoe_daemon.odds.worker import Worker, WorkerFailed
 
-LEDGER = "ledger.sqlite3"
 BATCH = 2000  # records read at once
 DEFER = 0.05  # s from a commit to reading it: the deciding frame's path is over by then
 OWED_SHOES = 12  # shoes back a restart still does what the monitor owes (a day's shoes)
@@ -77,13 +77,12 @@ class OddsMonitor:
                  defer: float = DEFER, task_timeout: float = TASK_TIMEOUT,
                  worker: Worker | None = None) -> None:
         self.tracker = Tracker(profile)
-        self.path = state_dir / LEDGER
+        self._ledger = LedgerFollower(state_dir)  # follows a ledger put back (audit/follow.py)
         self.log = log
         self.poll = poll
         self.defer = defer
         self.task_timeout = task_timeout
         self.worker = worker or Worker()
-        self._db: sqlite3.Connection | None = None
         self._last = 0  # the highest record index read
         self._wake = threading.Event()
         self._stop_at: float | None = None  # monotonic: stop when idle, or at this time
@@ -176,14 +175,10 @@ class OddsMonitor:
             self.log.exception("odds.monitor_failed")
         finally:
             self.worker.close()
-            if self._db is not None:
-                self._db.close()
+            self._ledger.close()
 
     def _conn(self) -> sqlite3.Connection | None:
-        if self._db is None and self.path.exists():
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
-                                       check_same_thread=False, timeout=5.0)
-        return self._db
+        return self._ledger.conn()
 
     def _catch_up(self) -> None:
         """Read the ledger from where what is owed can be known (tracker.caught_up): the

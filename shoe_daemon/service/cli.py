@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from shoe_daemon.console.server import ConsoleServer
 
 
+def _seq(text: str) -> int:
+    """A frame's sequence number, 0 to 65535."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a sequence number (0 to 65535): {text!r}")
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shoe-daemon", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -30,9 +37,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--profile", required=True, choices=sorted(PROFILES), help="house rules")
     rp.add_argument("capture", type=Path, help="file of raw shoe-to-host bytes")
-    rp.add_argument("--console", type=Path, metavar="FILE",
-                    help="the console file the daemon wrote beside the capture "
-                         "(captures/*.console.jsonl): play its actions too")
+    where = rp.add_mutually_exclusive_group()
+    where.add_argument("--console", type=Path, metavar="FILE",
+                       help="the console file the daemon wrote beside the capture "
+                            "(captures/*.console.jsonl): play its actions too")
+    where.add_argument("--resume", type=_seq, metavar="SEQ",
+                       help="delivery resumes after frame SEQ, as the daemon that wrote the "
+                            "capture resumed from its ledger (its log's line.resumed); "
+                            "without it, a capture that begins mid-stream is played from the "
+                            "shoe's resend rounds")
     keys = rp.add_mutually_exclusive_group()
     keys.add_argument("--people", type=Path, metavar="FILE",
                       help="decide each KEY against this people file, as the daemon does "
@@ -205,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return replay.run(args.profile, args.capture, console=args.console,
                               people=args.people, people_key=args.people_key,
-                              trust_keys=args.trust_keys)
+                              trust_keys=args.trust_keys, resume=args.resume)
         except BrokenPipeError:
             # The reader went away (`| head`): stop quietly, as Unix filters do.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

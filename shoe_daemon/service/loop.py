@@ -93,7 +93,7 @@ class ServiceLoop:
         self.stop_event = threading.Event()
         # The link first: a table without a signing key stops here, before the ledger opens.
         self.floor = FloorLink(config.floor, config.state_dir) if config.floor else None
-        ledger = ledger or Ledger(config.state_dir)
+        ledger = ledger or Ledger(config.state_dir, log=self.log)
         captures = config.state_dir / "captures"
         captures.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -157,7 +157,8 @@ class ServiceLoop:
             latches=tuple(f"{latch.id} ({latch.code})" for latch in machine.latches),
             odds=self.monitor.words(where) if self.monitor is not None else "",
             lockouts=tuple(lockout_words(b) for b in self.lockouts
-                           if b["until_ns"] > time.time_ns()))
+                           if b["until_ns"] > time.time_ns()),
+            syncing=self.link.receiver.waiting, unseen=machine.unseen)
 
     def _floor(self) -> FloorStatus | None:
         link = self.floor

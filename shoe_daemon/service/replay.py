@@ -5,6 +5,11 @@ ledger, with the decided coups printed as JSON Lines.
 Like gpsd's regression logs, a capture is the exact byte stream the shoe sent, noise,
 damaged frames and retransmissions included; replaying it must yield each frame once.
 
+Delivery starts as a host without state starts it (drivers/sync.py): a capture that begins
+mid-stream is played from where the shoe's resend rounds show its window starts. `--resume
+SEQ` plays it as the daemon that wrote it did when its ledger already held frames up to SEQ
+(its log's `line.resumed` says so).
+
 `--console FILE` replays a run with the croupier's console: the console file the daemon
 wrote beside the capture (console/replay_file.py) gives where delivery resumed, what each
 KEY was taken for, and each action at its place among the frames, so the replay publishes
@@ -42,7 +47,7 @@ from shoe_daemon.game.houses import get_profile
 from shoe_daemon.game.rules import HouseProfile
 from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.limits import TableLimits
-from shoe_daemon.service.table import Table
+from shoe_daemon.service.table import SILENT, Table
 
 CHUNK = 65536
 
@@ -52,6 +57,7 @@ class ReplayOutcome:
     lines: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
     final_state: str = ""
+    synced: bool = True  # False: the capture ended before the shoe's numbering was known
 
 
 TRUSTED_KEY = "(any badge)"  # who a trusted KEY was taken for: never the badge itself
@@ -145,17 +151,21 @@ def _till(profile: HouseProfile, file: ReplayFile) -> Till | None:
 
 
 def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None,
-                 keys: KeyDecider | None = None) -> ReplayOutcome:
+                 keys: KeyDecider | None = None, resume: int | None = None
+                 ) -> ReplayOutcome:
     """Decode, deliver in order and play a whole capture (with `console`, its run's console
-    actions at their places; else each KEY as `keys` decides it: nobody's by default);
-    return every published line. ReplayFileError if the console file does not fit."""
+    actions at their places; else each KEY as `keys` decides it: nobody's by default; with
+    `resume`, delivery resuming after that seq); return every published line.
+    ReplayFileError if the console file does not fit the capture."""
     if console is None:  # no ledger: it plays and publishes, keeps nothing
         table = Table(get_profile(profile), keys=keys or _CountedKeys(None))
     else:
         table = _ConsoleReplay(get_profile(profile), console)
-    link = ShoeLink(table)  # no transport: nothing to acknowledge
+    link = ShoeLink(table, log=SILENT)  # no transport: nothing to acknowledge
     if console is not None and console.resume_seq is not None:
         link.resume(Receiver.resuming(console.resume_seq, console.resume_boot))
+    elif resume is not None:
+        link.resume(Receiver.resuming(resume, None))
     receive = link.receive
     for start in range(0, len(data), CHUNK):
         receive(data[start : start + CHUNK])
@@ -174,13 +184,18 @@ def replay_bytes(data: bytes, profile: str, console: ReplayFile | None = None,
         "duplicates": r.duplicates,
         "gaps": r.gaps,
         "resets": r.resets,
+        "unsynced": r.unsynced,
+        "syncs": r.syncs,
+        "unseen": table.machine.unseen,
     }
-    return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state)
+    return ReplayOutcome(lines=table.published, stats=stats, final_state=table.machine.state,
+                         synced=link.receiver.synced)
 
 
 def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
         console: Path | None = None, people: Path | None = None,
-        people_key: Path | None = None, trust_keys: bool = False) -> int:
+        people_key: Path | None = None, trust_keys: bool = False,
+        resume: int | None = None) -> int:
     data = capture.read_bytes()
     keys: KeyDecider | None = None
     if trust_keys:
@@ -197,7 +212,8 @@ def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys
         keys = _CountedKeys(file)
     try:
         outcome = replay_bytes(data, profile,
-                               ReplayFile.read(console) if console is not None else None, keys)
+                               ReplayFile.read(console) if console is not None else None,
+                               keys, resume)
     except ReplayFileError as e:
         err.write(f"shoe-daemon replay: --console {console}: {e}\n")
         return 2
@@ -209,6 +225,14 @@ def run(profile: str, capture: Path, out: TextIO = sys.stdout, err: TextIO = sys
                "no --people given (or --trust-keys, for a capture of a daemon that took "
                "every KEY)")
         err.write(f"{keys.refused} KEY(s) refused: {why}\n")
+    if not outcome.synced:
+        err.write(f"capture ended before the shoe's numbering was known: "
+                  f"{outcome.stats['unsynced']} frames heard, none taken (a capture that "
+                  "begins mid-stream replays from the shoe's resend rounds, or with --resume "
+                  "SEQ as its daemon resumed)\n")
+    if outcome.stats["unseen"]:
+        err.write(f"joined a shoe in play: {outcome.stats['unseen']} frames before the first "
+                  "BTN,SHOE not played (docs/coup-machine.md)\n")
     if outcome.final_state not in BETWEEN_COUPS:
         err.write(f"capture ended with a coup not decided (state {outcome.final_state})\n")
     return 0

@@ -86,6 +86,8 @@ class ServiceStatus:
     latches: tuple[str, ...] = ()  # the console's open latches ("hold-1-4-1 (WRONG_ORDER)")
     odds: str = ""  # the odds monitor's words: the coup to come, alarms (for the pit)
     lockouts: tuple[str, ...] = ()  # the console's sign-in delays in force, in words
+    syncing: bool = False  # frames heard, none taken yet: the link waits to sync (no state)
+    unseen: int = 0  # frames of a shoe in play whose start the table never saw, not played
 
 
 def _clock(unix: float) -> str:
@@ -178,6 +180,12 @@ class StatusReporter:
             return f"HOLD: ledger unwritable ({s.ledger_error})"
         if not s.shoe_connected:
             return f"waiting for the shoe on {s.awaiting}"
+        if s.syncing:
+            return ("waiting to sync with the shoe (no state to resume from: acknowledging "
+                    "nothing until its numbering is known)")
+        if s.state == "no_shoe" and s.unseen:
+            return ("joined a shoe in play: none of its coups is published; waiting for the "
+                    "next shoe (BTN,SHOE)")
         where = []
         if s.shoe is not None:
             where.append(f"shoe {s.shoe}")
@@ -218,6 +226,8 @@ class StatusReporter:
             "latches": list(s.latches),
             "odds": s.odds,
             "lockouts": list(s.lockouts),
+            "syncing": s.syncing,
+            "unseen": s.unseen,
             "watchdog_s": self.notifier.watchdog_interval,
             "ready_sent": self.notifier.ready_sent,
             "floor": None if s.floor is None else {
@@ -358,7 +368,8 @@ def summarise(state_dir: Path, now_ns: int | None = None) -> Summary:
             code = NOT_IN_PLAY
         elif running and (not status["shoe_connected"] or not status["ledger_ok"]
                           or status["hold"] or status.get("latches")
-                          or status["phase"] != "running"):
+                          or status.get("syncing") or (status.get("unseen") and
+                          status["state"] == "no_shoe") or status["phase"] != "running"):
             code = NOT_IN_PLAY
         if status.get("latches"):
             lines.append(f"open on the console: {', '.join(status['latches'])} (no coup starts "

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import structlog
 
-from drivers.delivery import RESET, Receiver
+from drivers.delivery import RESET, SYNC, Receiver
 from drivers.framing import Frame
 from drivers.messages import Button, Fault, Hello, Message
 from drivers.records import (
@@ -58,7 +58,7 @@ from drivers.records import (
     opens_shoe,
     restore_point,
 )
-from shoe_daemon.audit.ledger import Ledger, LedgerError, Record
+from shoe_daemon.audit.ledger import LOST, Ledger, LedgerError, Record
 from shoe_daemon.console.actions import Action, Refused, admit
 from shoe_daemon.console.desk import KeyDecider, TableConsole
 from shoe_daemon.console.handoff import DoneThenFailed, Outcome
@@ -72,6 +72,7 @@ from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import first_difference
 from shoe_daemon.money.stakes import RecordError
 from shoe_daemon.service.batch import Batch, Item, Standing, Unshown
+from shoe_daemon.service.lost_ledger import lost_ledger
 
 if TYPE_CHECKING:
     from shoe_daemon.display import TableDisplay
@@ -190,6 +191,7 @@ class Table:
         if isinstance(message, _NOTED):
             self._note(message, kind)
         decision = None
+        unseen = self.machine.unseen
         if self.console is None:
             body = self._key_decided(frame.seq, message)
             game = message if body is None else game_message(message, body)
@@ -197,9 +199,16 @@ class Table:
         else:
             lines, body, decision = self._console_frame(frame.seq, message)
         money = self._money_moved()
+        joined = unseen == 0 < self.machine.unseen  # the first frame of a shoe it never saw
+        if joined:
+            self.log.warning("shoe.unseen", **self.machine.unseen_said(), **self.where())
         records: list[Item] = []
         if self.ledger is not None:
+            if kind == SYNC:
+                records.append(("transport", {"event": "synced", "detail": f"seq {frame.seq}"}))
             records.append(("frame", body or frame_body(frame.seq, message)))
+            if joined:
+                records.append(("shoe.unseen", {"seq": frame.seq, **self.machine.unseen_said()}))
             records += [("result", {"line": line}) for line in lines]
             records += [(record["event"], record) for record in money]
         elif money:
@@ -290,6 +299,11 @@ class Table:
         resumes. LedgerError if the ledger is unusable."""
         assert self.ledger is not None
         count = self.ledger.verify()
+        if count == 0 and self.results is not None and self.results is not sys.stdout:
+            lost = lost_ledger(self.results)  # published before, by a ledger now gone
+            if lost is not None:
+                self.ledger.append(LOST, lost)
+                self.log.error("ledger.lost", **lost)
         receiver = self._rebuild()
         self.unshown.money = True
         self._show_money()
@@ -323,11 +337,6 @@ class Table:
         self.machine = self._new_machine(self.machine.profile)
         self._hold = None
         self.unshown.lines.clear()  # the display is rebuilt from the ledger, which has them
-        if last is None:
-            if self.display is not None:
-                self.display.rebuild([])
-            self.standing = Standing.IN_STEP
-            return Receiver()
         if self.console is None:  # a KEY as it was decided then
             frames = [m for r in self.ledger.records(start, ("frame",))
                       if (m := game_message(frame_message(r.body), r.body)) is not None]
@@ -348,8 +357,10 @@ class Table:
         if replayed != recorded:
             self.log.error("ledger.replay_mismatch", replayed=len(replayed),
                            recorded=len(recorded))
-        self.boot_id = self._last_boot_id() or kept.boot_id
         self.standing = Standing.IN_STEP
+        if last is None:  # no frame kept (the console's actions may be): syncs with the shoe
+            return Receiver()
+        self.boot_id = self._last_boot_id() or kept.boot_id
         return Receiver.resuming(last["seq"], self.boot_id)
 
     def _last_boot_id(self) -> str | None:

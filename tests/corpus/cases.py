@@ -40,6 +40,9 @@ class Case:
     seed: int = 1
     faults: Faults = field(default_factory=lambda: LINE_FAULTS)
     start_seq: int = 0
+    # Where delivery resumes (`replay --resume`): a capture that begins mid-stream, of a host
+    # that kept the frames before it. None: a host without state (it syncs with the shoe).
+    resume: int | None = None
     packs: int | None = None  # BTN,SHOE,<decks> for a dealt shoe
     # The croupier's console's actions, each after so many frames of the script (a run with
     # `--console`): `<name>.console.jsonl`, replayed with `replay --console`.
@@ -118,7 +121,7 @@ CASES: list[Case] = [
     Case("reboot", "baden", "a shoe reboot (HELLO, new boot_id) mid-shoe",
          H + "SHOE DEAL 9C 5D HELLO:5eed0002 KH 3S DEAL 9D 5H KD 3C"),
     Case("seq-wrap", "baden", "sequence numbers wrap 65535 -> 0",
-         "SHOE DEAL 9C 5D KH 3S DEAL 9D 5H KD 3C", start_seq=65530),
+         "SHOE DEAL 9C 5D KH 3S DEAL 9D 5H KD 3C", start_seq=65530, resume=65529),
     Case("punto-banco-swiss-nine", "baden-punto-banco", "003 Swiss Nine levels",
          H + "SHOE DEAL 2C 9C 3D KC DEAL 2D 9H 3S KH DEAL 2H 9D 3H KD DEAL 2S 5S 3C 3D"),
     # What only the croupier sees, reported on the console (coup/reports.py).
@@ -170,7 +173,7 @@ def expected(case: Case) -> str:
         console = ReplayFile(actions=[(after, (after + case.start_seq - 1) % 65536 if after
                                        else None, body) for after, body in case.console])
     keys = None if console is not None else TrustedKeys()
-    lines = replay_bytes(case.capture(), case.profile, console, keys).lines
+    lines = replay_bytes(case.capture(), case.profile, console, keys, case.resume).lines
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 

@@ -134,6 +134,8 @@ class Core:
         # started ("shoe", n), a coup started ("coup", shoe, n), a coup decided ("result", line).
         self.moments: list[tuple[Any, ...]] | None = None
         self._holds_here = (0, 0, 0)  # (shoe, coup, holds raised in it): the latches' ids
+        # Messages of a shoe in play before the table's first BTN,SHOE, not played (play.py).
+        self.unseen = 0
 
     def moment(self, *what: Any) -> None:
         if self.moments is not None:

@@ -33,16 +33,16 @@ class Inventory:
         core.load_shoe()
         core.moment("shoe", self.shoes)
 
-    def ensure_shoe(self) -> Shoe:
-        """A capture may begin inside a shoe: take it as a new shoe of the house's packs."""
-        if self.core.shoe is None:
-            self.new_shoe(None)
-        assert self.core.shoe is not None
-        return self.core.shoe
+    def loaded(self) -> Shoe:
+        """The shoe in play. Play reaches the inventory only once a `BTN,SHOE` loaded one: a
+        table that joined a shoe in play plays nothing of it (play.py, `unseen`)."""
+        shoe = self.core.shoe
+        assert shoe is not None, "no shoe loaded"
+        return shoe
 
     def take(self, card: Card) -> bool:
         """Count a card out of the shoe; False if it is foreign (and play now holds)."""
-        (self.core.shoe or self.ensure_shoe()).seen += 1
+        self.loaded().seen += 1
         return card.code == cards.UNREADABLE or not self.foreign(card)
 
     def foreign(self, card: Card) -> bool:
@@ -83,19 +83,19 @@ class Inventory:
         shoe.carried.append(Card(card.code, card.face, None))
 
     def take_carried(self) -> list[Card]:
-        shoe = self.ensure_shoe()
+        shoe = self.loaded()
         carried, shoe.carried = shoe.carried, []
         return carried
 
     def next_coup_is_last(self) -> bool:
         """At DEAL: whether this coup is the shoe's last (the cut card came out before it)."""
-        shoe = self.ensure_shoe()
+        shoe = self.loaded()
         last = shoe.last_coup_next and not shoe.finished
         shoe.last_coup_next = False
         return last
 
     def cut(self) -> None:
-        shoe = self.ensure_shoe()
+        shoe = self.loaded()
         profile = self.core.profile
         expected = profile.cut_cards_behind
         misplaced = shoe.left != expected if expected is not None else shoe.left < WHOLE_COUP

@@ -226,9 +226,12 @@ class CoupMachine:
 
     @property
     def lamp(self) -> str:
-        """GREEN ready, AMBER waiting for a declaration or the banker's choice, RED on hold."""
+        """GREEN ready, AMBER waiting for a declaration or the banker's choice, RED on hold,
+        and RED while the table waits for a shoe after joining one in play (`unseen`)."""
         state = self._core.state
         if state == "on_hold" or self._core.latches:
+            return "RED"
+        if state == "no_shoe" and self._core.unseen:
             return "RED"
         if state == "punter_to_declare":
             return "AMBER"
@@ -239,6 +242,24 @@ class CoupMachine:
     @property
     def latching(self) -> bool:
         return self._core.latching
+
+    @property
+    def unseen(self) -> int:
+        """Messages not played because they came before the table's first `BTN,SHOE`: the
+        table joined a shoe in play, and waits for the next shoe (play.py)."""
+        return self._core.unseen
+
+    def unseen_said(self) -> dict[str, Any]:
+        """What to say, once, when the table joins a shoe in play: why none of its coups is
+        decided, by the rules it cannot apply, and when play is published again."""
+        profile = self.profile
+        return {
+            "detail": "the table joined a shoe in play: it did not see the shoe's BTN,SHOE, so "
+                      "it cannot count the cards against the packs nor place the cut card and "
+                      "the last coup; none of this shoe's coups is published",
+            "action": "the table publishes again from the next shoe (BTN,SHOE)",
+            "rules": [profile.packs_source, profile.cut_source, "000 rule 24"],
+        }
 
     def watch_decisions(self, told: Callable[[CoupState], None]) -> None:
         """`told` gets each coup as it is decided, exposures and all (the console's recall,

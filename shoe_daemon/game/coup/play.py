@@ -38,7 +38,11 @@ class OrderOfPlay:
 
     def dispatch(self, message: Message) -> None:
         """Play one message. HELLO and HB change nothing in the game; a FAULT only opens or
-        clears a latch, where the console latches them (latches.py)."""
+        clears a latch, where the console latches them (latches.py). Before the table's
+        first `BTN,SHOE` nothing else is played: it belongs to a shoe in play whose start the
+        table never saw (`unseen`)."""
+        if self.core.state == "no_shoe" and self._unseen(message):
+            return
         if isinstance(message, Card):
             if self.inventory.take(message):
                 self.route(message)
@@ -50,6 +54,19 @@ class OrderOfPlay:
             self.inventory.empty()
         elif isinstance(message, Fault) and self.core.latching:
             self.latches.fault(message)
+
+    def _unseen(self, message: Message) -> bool:
+        """A card, the cut card, `EMPTY` or a button other than `SHOE` before any shoe was
+        loaded: the table joined a shoe in play. Its cards cannot be counted against the
+        packs, nor its cut card and last coup placed (the profile's `packs_source` and
+        `cut_source`; 000 rule 24), so none of its coups can be decided right: they are not
+        played, and the next `BTN,SHOE` starts the first shoe the table follows."""
+        if isinstance(message, Button) and message.name == "SHOE":
+            return False
+        if not isinstance(message, Card | Button | Cut | Empty):
+            return False
+        self.core.unseen += 1
+        return True
 
     # ---- cards ------------------------------------------------------------------------------
 
@@ -166,7 +183,7 @@ class OrderOfPlay:
 
     def _start_coup(self) -> None:
         core = self.core
-        shoe = self.inventory.ensure_shoe()
+        shoe = self.inventory.loaded()
         number = core.coup.number + 1 if core.coup is not None else 1
         last = self.inventory.next_coup_is_last()
         punter_bound, banker_bound = self.drawing.bindings()
