@@ -137,3 +137,26 @@ def test_replay_console_gives_the_same_settlements_byte_for_byte(tmp_path, capsy
     assert settlements == [canonical(x) for x in recorded if x["event"] == "money.settlement"]
     assert len(settlements) == 4
     assert ", 1 reopened by a supervisor, " in verified(state, capsys)
+
+
+def test_seats_and_the_bank_taken_before_the_first_frame_outlive_a_restart(tmp_path):
+    """The console's actions recorded before the shoe's first frame (the table opened, no
+    shoe yet) are played again at a restart as those after it are: the seats and the bank
+    stand, and a seat taken then is refused again."""
+    state = tmp_path / "state"
+    with console_table(state, "baden", money=SETTINGS["baden"]) as t:
+        play = Play(t)
+        play.seat(1, 5)
+        play.ok("take_bank", who="seat 1", amount="800")
+        assert not t.records("frame")
+        kept = t.loop.table.till.money
+    recorded = money_records(state)
+    with console_table(state, "baden", money=SETTINGS["baden"]) as t:
+        assert t.loop.table.till.money == kept
+        assert money_records(state) == recorded  # a restart adds no money record
+        play = Play(t)
+        play.refused("sit", 409, seat="5")
+        play.hello()
+        play.shoe()
+        settlement = play.coup("banker")
+        assert settlement["bank"]["before"] == "800.00"
