@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.framing import Frame, FrameDecoder
 from hil.processes import ROOT, start_daemon, start_shoe, stop
 from shoe_daemon.audit.ledger import Ledger
 
@@ -114,6 +115,11 @@ class SyncTable:
             return [(r.kind, r.body) for r in ledger.records()]
         finally:
             ledger.close()
+
+    def first_heard(self) -> Frame:
+        """The first whole frame the daemon heard: its first capture's (the raw line)."""
+        capture = sorted((self.state / "captures").glob("*.cap"))[0]
+        return next(iter(FrameDecoder().feed(capture.read_bytes())))
 
     def audit_verify(self) -> subprocess.CompletedProcess[str]:
         """`shoe-daemon audit verify --state-dir`, as an auditor runs it."""
