@@ -212,12 +212,14 @@ class UsbSocketLink:
         self.client = None
 
     def close(self) -> None:
-        self.drop_client()
+        """The device goes away for good: no new client first, so a host that sees its
+        connection end cannot connect again to a shoe that is gone."""
         if self.server is not None:
             self.server.close()
             self.server = None
             with contextlib.suppress(OSError):
                 self.path.unlink()
+        self.drop_client()
 
     def read_fds(self) -> list[int]:
         if self.client is not None:
