@@ -24,7 +24,7 @@ only once every live member of the group, itself included, is clear past it
 
 The tables' status messages (`state`, `online`, `head`) are checked as the page checks them
 (shoe_floor.status): only a table's own and newest is stored, and one refused is an alarm
-(once a minute per table and kind, across the group). Each signed head, the retained one at
+(once a minute per table, topic and kind, across the group). Each signed head, the retained one at
 every (re)connect and then each heartbeat, is compared with the store's tip: records the
 broker acknowledged and the store lacks are asked for at once, and alarmed if they do not
 come (shoe_floor.shortfall). A `console.lockout` record stored is an alarm of its own.
@@ -71,7 +71,7 @@ BARRIER_LOST = 30.0  # s after which a barrier not answered is given up
 STALE = 10.0  # s after which a member's clear time is not waited for (it is gone)
 SKEW = 0.25  # s of clock difference between the group's machines
 SAME_GAP = 60.0  # s in which a gap another member alarmed is not alarmed again
-STATUS_ALARM_EVERY = 60.0  # s between two alarms of one kind about a table's status messages
+STATUS_ALARM_EVERY = 60.0  # s between two alarms of one kind about one of a table's topics
 PAYLOAD_KEPT = 16 * 1024  # characters of a refused status message an alarm keeps
 LOCKOUT_RECORD = "console.lockout"  # a table's record: a person's sign-in locked or slowed
 
@@ -105,7 +105,7 @@ class Collector:
         self.gaps: dict[str, Gap] = {}
         self.status = StatusCheck(self.keys)
         self.shorts: dict[str, Shortfall] = {}  # tables short by their head (shortfall.py)
-        self._status_alarmed: dict[tuple[str, str], float] = {}  # (table, kind): when
+        self._status_alarmed: dict[tuple[str, str, str], float] = {}  # (table, leaf, kind)
         # Tables whose messages named a key not lodged: the key ids, and when one was last
         # alarmed. Once one of them is lodged the table is asked to resend.
         self.unlodged: dict[str, dict[str, float]] = {}
@@ -351,12 +351,12 @@ class Collector:
     def _statuses(self, store: Store, statuses: list[tuple[str, str, bytes, Verdict]],
                   now: int) -> dict[str, int]:
         """The batch's status messages, checked: the newest state and online word of each
-        table stored, each refusal alarmed (once a minute per table and kind, across the
-        group); each table's last signed head's `acked`, to compare with the store."""
+        table stored, each refusal alarmed (once a minute per table, topic and kind, across
+        the group); each table's last signed head's `acked`, to compare with the store."""
         heads: dict[str, int] = {}
         for table, leaf, payload, verdict in statuses:
             if isinstance(verdict, Refused):
-                self._status_alarm(store, table, verdict, payload, now)
+                self._status_alarm(store, table, leaf, verdict, payload, now)
             elif verdict.head is not None:
                 heads[table] = verdict.head.acked  # the retained one again counts too
             elif isinstance(verdict, Accepted) and leaf == topics.STATE:
@@ -365,18 +365,18 @@ class Collector:
                 store.set_online(table, payload.decode(), now)
         return heads
 
-    def _status_alarm(self, store: Store, table: str, refused: Refused, payload: bytes,
-                      now: int) -> None:
+    def _status_alarm(self, store: Store, table: str, leaf: str, refused: Refused,
+                      payload: bytes, now: int) -> None:
         if refused.kind == chain.UNKNOWN_KEY:  # as for records: once a minute per key
             if self._key_alarm_due(table, refused.key_id):
                 self._alarm(store, table, None, refused.kind, refused.detail,
                             payload.decode(errors="replace")[:PAYLOAD_KEPT], now)
             return
-        key, at = (table, refused.kind), time.monotonic()
+        key, at = (table, leaf, refused.kind), time.monotonic()
         if at - self._status_alarmed.get(key, -STATUS_ALARM_EVERY) < STATUS_ALARM_EVERY:
             return
         self._status_alarmed[key] = at
-        if query.alarmed_lately(store, table, refused.kind,
+        if query.alarmed_lately(store, table, refused.kind, f"{leaf} message",
                                 now - int(STATUS_ALARM_EVERY * 1e9)):
             return  # another member of the group said it
         self._alarm(store, table, None, refused.kind, refused.detail,
