@@ -39,6 +39,7 @@ from shoe_daemon.floor.mqtt import connect, make_client, user_properties
 from shoe_daemon.floor.topics import topic
 from shoe_floor.store import Store
 from tests.display_client import get
+from tests.floor.test_pit_server import Stream
 
 
 def floor_cli(*argv: str, **kw: Any) -> subprocess.CompletedProcess[str]:
@@ -197,19 +198,19 @@ class Floor:
     def store(self) -> Store:
         return Store(self.database, create=False)
 
-    def alarms(self, table: str) -> list[dict[str, Any]]:
+    def read(self, what: Callable[[Store], Any]) -> Any:
+        """`what` of a fresh look at the store."""
         store = self.store()
         try:
-            return store.alarms(table)
+            return what(store)
         finally:
             store.close()
 
+    def alarms(self, table: str) -> list[dict[str, Any]]:
+        return self.read(lambda store: store.alarms(table))
+
     def stored(self, table: str) -> list:
-        store = self.store()
-        try:
-            return store.records(table)
-        finally:
-            store.close()
+        return self.read(lambda store: store.records(table))
 
     def whole(self, table: Table) -> bool:
         """Whether the store holds exactly the table's ledger."""
@@ -299,27 +300,20 @@ class Sse:
     """The page's event stream, read in a thread from its first event: all it ever sent."""
 
     def __init__(self, url: str):
-        import http.client
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(url)
-        self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
-        self.conn.request("GET", "/api/events")
-        self.response = self.conn.getresponse()
-        assert self.response.status == 200
+        self.stream = Stream(url)
         self.raw = bytearray()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
         try:
-            while chunk := self.response.read1(65536):
+            while chunk := self.stream.response.read1(65536):
                 self.raw += chunk
         except Exception:  # closed under it, by close(): all it sent is in `raw`
             return
 
     def close(self) -> None:
-        self.conn.close()
+        self.stream.close()
 
 
 def settle(seconds: float) -> None:

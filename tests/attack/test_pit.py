@@ -144,12 +144,8 @@ def test_forged_views_and_heads_are_never_shown_and_each_is_alarmed(floor: Floor
     unknown = [a for a in floor.alarms("t-held") if a["kind"] == UNKNOWN_KEY]
     assert len(unknown) == 2 and any("lodged for table 't-other'" in a["detail"]
                                      for a in unknown)
-    store = floor.store()
-    try:
-        row = next(r for r in store.tables() if r["table"] == "t-held")
-        assert bytes(row["state"]) == genuine and row["online"] == "online"
-    finally:
-        store.close()
+    row = next(r for r in floor.read(lambda s: s.tables()) if r["table"] == "t-held")
+    assert bytes(row["state"]) == genuine and row["online"] == "online"
     # A page started now, the broker's copies forged: it shows nothing it cannot check.
     _, later = floor.pit("pit-2")
     t = tile_of(later, "t-held", lambda t: t["online"] and t["unverified"], what="a later page")
@@ -205,11 +201,8 @@ def test_a_table_gone_cannot_be_kept_alive_on_the_pit(floor: Floor):
     assert {u["topic"] for u in t["unverified"]} == {ONLINE, HEAD}
     wanted = {(UNSIGNED, ONLINE), (STALE, ONLINE), (STALE, HEAD)}
     wait_for(lambda: kinds(floor, "t-gone") >= wanted, 20, 0.2, "the attempts alarmed")
-    store = floor.store()
-    try:
-        assert next(r for r in store.tables() if r["table"] == "t-gone")["online"] == "offline"
-    finally:
-        store.close()
+    row = next(r for r in floor.read(lambda s: s.tables()) if r["table"] == "t-gone")
+    assert row["online"] == "offline"  # the last will, checked and kept
     _, later = floor.pit("pit-2")  # a page started now: the broker's copies say nothing
     settle(1.0)
     assert tiles(later)["t-gone"]["online"] is not True

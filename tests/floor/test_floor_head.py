@@ -106,6 +106,12 @@ def test_at_a_stop_a_backlog_left_or_one_drained_since_is_said_at_once():
 
 # Real links and a real broker.
 
+def heads_as_the_page(broker, table: str = "+", client_id: str | None = None) -> Listener:
+    """The tables' heads, read with the page's own login."""
+    return Listener(broker.config(PIT, broker.secret(PIT).read_text().strip()),
+                    topic(PREFIX, table, HEAD), client_id=client_id)
+
+
 def reports(listener: Listener) -> list[tuple[int, int]]:
     return [(h.head, h.acked) for h in map(parse_head, listener.on(HEAD)) if h is not None]
 
@@ -116,8 +122,7 @@ def test_a_link_keeping_up_sends_two_reports_for_fifty_commits(make_table, colle
     table = make_table("t1")
     table.commit(3)  # waiting before the link starts: the connect's report says so
     collector()
-    pit = Listener(broker.config(PIT, broker.secret(PIT).read_text().strip()),
-                   topic(PREFIX, "+", HEAD))
+    pit = heads_as_the_page(broker)
     link = FloorLink(dataclasses.replace(table.config, heartbeat=600), table.state_dir,
                      poll=0.1)
     link.start()
@@ -143,8 +148,7 @@ def test_after_a_cut_the_first_report_says_the_backlog_and_the_last_says_zero(
     table = make_table("t1")
     config = broker.config("t1", table.config.password, port=proxy.port)
     collector()
-    pit = Listener(broker.config(PIT, broker.secret(PIT).read_text().strip()),
-                   topic(PREFIX, "+", HEAD))
+    pit = heads_as_the_page(broker)
     link = FloorLink(config, table.state_dir, poll=0.1)
     link.start()
     try:
@@ -165,8 +169,7 @@ def test_after_a_cut_the_first_report_says_the_backlog_and_the_last_says_zero(
         fresh = [r for r in reports(pit)[before:] if r[0] == 305]
         assert fresh[0] == (305, 5) and fresh[-1] == (305, 305)
         assert_exact(database, [table])
-        retained = Listener(broker.config(PIT, broker.secret(PIT).read_text().strip()),
-                            topic(PREFIX, "t1", HEAD), client_id="late-pit")
+        retained = heads_as_the_page(broker, "t1", client_id="late-pit")
         try:  # a page started later gets the last report, retained
             wait_for(lambda: retained.messages, 10, what="the retained report")
             _, payload, kept = retained.messages[0]
@@ -208,8 +211,7 @@ def test_a_broker_whose_acl_predates_the_head_topic_costs_one_reconnect(make_tab
 
 def test_the_heartbeat_goes_every_few_seconds_signed_and_stamped_forward(make_table, broker):
     table = make_table("t1")
-    pit = Listener(broker.config(PIT, broker.secret(PIT).read_text().strip()),
-                   topic(PREFIX, "+", HEAD))
+    pit = heads_as_the_page(broker)
     link = FloorLink(dataclasses.replace(table.config, heartbeat=0.3), table.state_dir,
                      poll=0.05)
     link.start()

@@ -52,9 +52,9 @@ def forged(record: Record, **changes: object) -> Record:
                   fake.prev, chain_hash(fake.prev, fake.content()), fake.mac)
 
 
-@pytest.fixture
-def floor(tmp_path: Path):
-    """Two tables' state directories with keys, lodged under table_keys/."""
+def two_tables(tmp_path: Path) -> tuple[Path, dict[str, Signer]]:
+    """Two tables' state directories with keys, lodged under table_keys/: the directory,
+    and each table's signer."""
     root = tmp_path / "table-keys"
     root.mkdir()
     made = {}
@@ -64,6 +64,11 @@ def floor(tmp_path: Path):
         lodge(root, name, keys.load_current(state).public_pem, name)
         made[name] = Signer(state)
     return root, made
+
+
+@pytest.fixture
+def floor(tmp_path: Path):
+    return two_tables(tmp_path)
 
 
 def check(root: Path, table: str, records: list, props) -> chain.Refusal | None:

@@ -29,8 +29,8 @@ from shoe_daemon.floor.stamps import EPOCH, Stamps, last_epoch, next_epoch
 from shoe_floor import chain
 from shoe_floor.shortfall import ALARM, ASK, CLOSED, REPAIRED, noted
 from shoe_floor.status import Accepted, Refused, Repeated, StatusCheck
-from shoe_floor.table_keys import LodgedKeys, lodge
-from tests.floor.test_floor_signature import doc_block
+from shoe_floor.table_keys import LodgedKeys
+from tests.floor.test_floor_signature import doc_block, two_tables
 
 VIEW = b'{"table":"t1","state":"on_hold","hold":{"code":"WRONG_ORDER"}}'
 
@@ -38,14 +38,7 @@ VIEW = b'{"table":"t1","state":"on_hold","hold":{"code":"WRONG_ORDER"}}'
 @pytest.fixture
 def floor(tmp_path: Path):
     """Two tables' keys lodged under table_keys/; each table's signer; the check."""
-    root = tmp_path / "table-keys"
-    root.mkdir()
-    signers = {}
-    for name in ("t1", "t2"):
-        state = tmp_path / name
-        keys.keygen(state)
-        lodge(root, name, keys.load_current(state).public_pem, name)
-        signers[name] = Signer(state)
+    root, signers = two_tables(tmp_path)
     return root, signers, StatusCheck(LodgedKeys(root))
 
 

@@ -348,15 +348,19 @@ def test_a_change_of_the_counts_alone_is_the_foot_alone():
     assert set(t) >= {"table", "lamp", "coup", "road", "store", "reported", "alarms"}
 
 
-def test_a_heartbeat_that_changes_no_count_waits_for_the_next_reading_of_the_store():
-    """200 tables beat 40 times a second: a head that moves the tile's report alone goes
-    with the next reading's feet (one event for all), not as an event of its own."""
+def test_a_heartbeat_of_a_table_with_nothing_to_send_waits_for_the_next_reading():
+    """200 tables beat 40 times a second: a head that moves a tile's foot alone, while the
+    table holds nothing unsent, goes with the next reading's feet (one event for all, and by
+    then the store holds what it names), not as an event of its own."""
     board = Board()
     board.store(news(row(tip=10)), 1 * S)
     assert board.head("t7", report(10, 10, 1 * S), 1 * S) == ["t7"]  # alive: the tile
-    assert board.head("t7", report(12, 12, 2 * S), 2 * S) == ["t7"]  # 2 not stored yet
-    board.store(news(row(tip=12)), 2 * S)
-    assert board.head("t7", report(12, 12, 3 * S), 3 * S) == []  # nothing else to say
-    assert tile(board)["reported"]["at"] == 2000
-    assert board.store(news(row(tip=12)), 3 * S) == ["t7"] and board.foot_only("t7")
-    assert tile(board)["reported"]["at"] == 3000
+    assert board.head("t7", report(12, 12, 2 * S), 2 * S) == []  # 2 on their way
+    assert tile(board)["store"]["backlog"] == 0
+    assert board.store(news(row(tip=12)), 2 * S) == ["t7"] and board.foot_only("t7")
+    assert tile(board)["reported"]["at"] == 2000 and tile(board)["store"]["backlog"] == 0
+    # A table with records still to send says so at once, and that they have gone.
+    assert board.head("t7", report(40, 12, 3 * S), 3 * S) == ["t7"]
+    assert tile(board)["store"]["to_send"] == 28
+    assert board.head("t7", report(40, 40, 4 * S), 4 * S) == ["t7"]
+    assert tile(board)["store"]["to_send"] == 0 and tile(board)["store"]["backlog"] == 28
