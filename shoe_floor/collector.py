@@ -53,7 +53,7 @@ from shoe_floor.config import CollectorConfig, require_keys_dir
 from shoe_floor.group import Clearance, behind
 from shoe_floor.shortfall import ALARM, ASK, CLOSED, REPAIRED, Shortfall, noted
 from shoe_floor.signature import Refusal, check_message
-from shoe_floor.status import Accepted, Refused, StatusCheck, Verdict
+from shoe_floor.status import Accepted, Outdated, Refused, StatusCheck, Verdict
 from shoe_floor.store import Store
 from shoe_floor.table_keys import LodgedKeys, old_directories
 
@@ -170,10 +170,13 @@ class Collector:
         # Every time, session present or not: mosquitto 2.0 keeps a persistent session
         # across its restart but not its shared subscription. The retained heads come with
         # the subscription, and are compared with the store (shoe_floor.shortfall).
+        # The status messages at QoS 0, as the tables send them (shoe_daemon.floor.link), the
+        # heads first (shoe_floor.status: what the broker kept is judged against them).
         shared = f"$share/{self.config.group}/{topics.topic(self.prefix, '+', topics.RECORDS)}"
-        client.subscribe([(shared, 1), *((topics.topic(self.prefix, "+", leaf), 1)
-                                         for leaf in topics.COLLECTOR_READS
-                                         if leaf != topics.RECORDS)])
+        client.subscribe([(topics.topic(self.prefix, "+", topics.HEAD), 0), (shared, 1),
+                          *((topics.topic(self.prefix, "+", leaf), 0)
+                            for leaf in topics.COLLECTOR_READS
+                            if leaf not in (topics.RECORDS, topics.HEAD))])
         self._connections += 1
         self.connected.set()
         self.log.info("collector.connected", session_present=bool(flags.session_present))
@@ -323,7 +326,7 @@ class Collector:
             elif leaf in topics.COLLECTOR_READS:
                 payload = bytes(msg.payload)
                 statuses.append((table, leaf, payload, self.status.check(
-                    table, leaf, payload, user_properties(msg))))
+                    table, leaf, payload, user_properties(msg), msg.retain)))
         store = self._open_store()
         with store.batch():
             names = sorted(set(records) | {t for t, *_ in statuses})
@@ -357,6 +360,8 @@ class Collector:
         for table, leaf, payload, verdict in statuses:
             if isinstance(verdict, Refused):
                 self._status_alarm(store, table, leaf, verdict, payload, now)
+            elif isinstance(verdict, Outdated):
+                continue  # the broker's older copy (restarted from an older save)
             elif verdict.head is not None:
                 heads[table] = verdict.head.acked  # the retained one again counts too
             elif isinstance(verdict, Accepted) and leaf == topics.STATE:

@@ -15,7 +15,11 @@ chain's):
    what the table's latest head names as current: its last state, its connection's online
    word (`stale`: an old genuine message replayed, or held back and let go).
 The same message again (the newest accepted's stamp and payload: a retained copy delivered
-at a reconnect) is `Repeated`: nothing new, and no alarm.
+at a reconnect) is `Repeated`: nothing new, and no alarm. An older one that comes as the
+broker's retained copy at a subscription is `Outdated`: not shown, and no alarm either, for
+a broker restarted from a save older than what it last delivered keeps older copies (the
+page and the collector subscribe to the heads first, so that a page started afresh knows
+which view and word are current before the broker's copies of them come).
 
 What the check keeps is in memory: a process started afresh accepts a table's first genuine
 message of each kind that its latest head (if it has one) does not rule out.
@@ -52,13 +56,21 @@ class Repeated:
 
 
 @dataclass(frozen=True)
+class Outdated:
+    """Older than the table's newest, as the broker's retained copy: nothing to show."""
+
+    stamp: Stamp
+    why: str
+
+
+@dataclass(frozen=True)
 class Refused:
     kind: str
     detail: str
     key_id: str | None = None  # the key the message names, when it names one
 
 
-Verdict = Accepted | Repeated | Refused
+Verdict = Accepted | Repeated | Outdated | Refused
 
 
 @dataclass
@@ -75,7 +87,8 @@ class StatusCheck:
         self._tables: dict[str, _Table] = {}
 
     def check(self, table: str, leaf: str, payload: bytes,
-              properties: list[tuple[str, str]] | None) -> Verdict:
+              properties: list[tuple[str, str]] | None, retained: bool = False) -> Verdict:
+        """`retained`: the broker's copy, delivered at a subscription."""
         what = f"{leaf} message"
         sig = read_status_signature(properties)
         if isinstance(sig, str):
@@ -105,6 +118,8 @@ class StatusCheck:
         if newest == (sig.stamp, digest):
             return Repeated(sig.stamp, head)
         why = self._older(known, leaf, sig.stamp, newest)
+        if why and retained:
+            return Outdated(sig.stamp, why)
         if why:
             return Refused(chain.STALE, (
                 f"{what} stamped {sig.stamp.text()}: signed by {table}, but {why}: not shown "

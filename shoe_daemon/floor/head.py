@@ -97,6 +97,11 @@ class HeadReports:
     def reconnected(self) -> None:
         self._connected = True
 
+    @property
+    def first(self) -> bool:
+        """The next report is the first since a (re)connect."""
+        return self._connected
+
     def due(self, head: int, acked: int, now: float, final: bool = False) -> bool:
         if self.refused:
             return False

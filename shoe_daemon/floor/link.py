@@ -25,7 +25,11 @@ whatever the broker does. The link's thread also reports the ledger's head on th
 Its status messages (`state`, `online`, the last will `offline`, `head`) are signed too, each
 with a stamp greater than every one before it (floor/stamps.py), so that the pit shows only
 what the table said last. The last will is registered at each connect: paho's thread signs
-it then (`_on_pre_connect`), with the stamp after that connection's `online` word.
+it then (`_on_pre_connect`), with the stamp after that connection's `online` word. They go
+at QoS 0 (but the first head of a connection, whose acknowledgement says whether the
+broker's ACL knows the topic): after every reconnect the link says its word, its view and
+its head anew, so a status message is never worth sending twice, and one that paho sent
+again after a reconnect would reach the pit older than what it showed, as a replay does.
 """
 
 from __future__ import annotations
@@ -159,7 +163,7 @@ class FloorLink:
         if self._thread is not None:
             self._thread.join(timeout)
         if self._connected:
-            info = self._client.publish(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True,
+            info = self._client.publish(self._leaf(topics.ONLINE), OFFLINE, qos=0, retain=True,
                                         properties=self._signed(topics.ONLINE, OFFLINE))
             with contextlib.suppress(RuntimeError, ValueError):  # the broker went meanwhile
                 info.wait_for_publish(timeout)
@@ -185,7 +189,7 @@ class FloorLink:
             self.log.warning("floor.refused", reason=str(reason))
             return
         client.subscribe(self._leaf(topics.RESEND), qos=1)
-        client.publish(self._leaf(topics.ONLINE), ONLINE, qos=1, retain=True,
+        client.publish(self._leaf(topics.ONLINE), ONLINE, qos=0, retain=True,
                        properties=self._signed(topics.ONLINE, ONLINE, self._online_stamp))
         self._connected = True
         self._down_since = None
@@ -323,7 +327,7 @@ class FloorLink:
             state, self._state = self._state, None
         if state is not None:
             stamp = self._stamps.next()
-            self._client.publish(self._leaf(topics.STATE), state, qos=1, retain=True,
+            self._client.publish(self._leaf(topics.STATE), state, qos=0, retain=True,
                                  properties=self._signed(topics.STATE, state, stamp))
             self._last_state, self._state_stamp = state, stamp
 
@@ -335,9 +339,11 @@ class FloorLink:
         head = Head(self._tail, self._cursor.idx, time.time_ns(),
                     round(self.config.heartbeat * 1000), self._online_stamp, self._state_stamp)
         payload = head.payload()
-        info = self._client.publish(self._leaf(topics.HEAD), payload, qos=1, retain=True,
-                                    properties=self._signed(topics.HEAD, payload))
-        self._head_mids.add(info.mid)
+        first = self.heads.first  # its PUBACK says whether the broker's ACL knows the topic
+        info = self._client.publish(self._leaf(topics.HEAD), payload, qos=1 if first else 0,
+                                    retain=True, properties=self._signed(topics.HEAD, payload))
+        if first:
+            self._head_mids.add(info.mid)
         self.heads.sent(head.head, head.acked, now)
 
     def _head_acked(self, mid: int, reason: int) -> None:

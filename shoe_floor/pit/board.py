@@ -105,10 +105,10 @@ class Facts:
         return begun is None or self.word_stamp is None or self.word_stamp >= begun
 
     def not_current(self) -> bool:
-        """The view kept is older than the one the table's latest head names as current."""
+        """The table's latest head names a view as current that the page has not (the view
+        kept is older, or there is none: the broker's copy was older, or refused)."""
         current = self.head.state if self.head is not None else None
-        return (current is not None and self.state_stamp is not None
-                and self.state_stamp < current)
+        return current is not None and (self.state_stamp is None or self.state_stamp < current)
 
 
 class Mark(NamedTuple):

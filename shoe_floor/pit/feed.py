@@ -89,7 +89,10 @@ class Feed:
         if reason.is_failure:
             self.log.warning("pit.broker_refused", reason=str(reason))
             return
-        client.subscribe([(topics.topic(self.prefix, "+", leaf), 0) for leaf in topics.PUBLIC])
+        # The heads first: their retained copies come first, so that the view and the word
+        # the broker kept are judged against what the table's latest head names as current.
+        client.subscribe([(topics.topic(self.prefix, "+", leaf), 0)
+                          for leaf in sorted(topics.PUBLIC, key=lambda leaf: leaf != topics.HEAD)])
         self.log.info("pit.broker_connected")
         self.post(lambda board, _now: board.connection(True))
 
@@ -103,13 +106,13 @@ class Feed:
         if table is None or leaf not in topics.PUBLIC:
             return
         payload, live, arrived = bytes(msg.payload), not msg.retain, time.time_ns()
-        verdict = self.check.check(table, leaf, payload, user_properties(msg))
+        verdict = self.check.check(table, leaf, payload, user_properties(msg), msg.retain)
         if isinstance(verdict, Refused):
             self._say(table, leaf, verdict)
             self.post(lambda board, _now: board.refused(table, leaf, verdict.kind, arrived))
             return
         if not isinstance(verdict, Accepted):
-            return  # the newest one again (a retained copy at a reconnect): nothing new
+            return  # the newest again, or an older copy the broker kept: nothing new
         stamp = verdict.stamp
         if leaf == topics.STATE:
             self.post(lambda board, _now: board.state(table, payload, live, arrived, stamp))
