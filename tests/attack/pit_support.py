@@ -108,12 +108,15 @@ class Table:
     def topic(self, leaf: str) -> str:
         return topic(PREFIX, self.name, leaf)
 
-    def deal(self, script: str, profile: str = "baden") -> subprocess.Popen[str]:
-        """The real daemon, its link on, the simulated shoe playing `script` and staying
-        plugged in; the daemon's process."""
+    def deal(self, script: str, profile: str = "baden",
+             pace: float = 0.5) -> subprocess.Popen[str]:
+        """The real daemon, its link on, the simulated shoe playing `script` (a message each
+        `pace` seconds, so that the table shows each) and staying plugged in; the daemon's
+        process."""
         (self.work / "deal.script").write_text(script + "\n")
-        shoe, _ = start_shoe(self.work, profile, extra=["--script", str(self.work / "deal.script"),
-                                                        "--linger", "600"])
+        shoe, _ = start_shoe(self.work, profile, pace=pace,
+                             extra=["--script", str(self.work / "deal.script"),
+                                    "--linger", "600"])
         daemon = start_daemon(self.work, profile, http="off",
                               extra=["--config", str(self.toml), "--table", self.name])
         self.procs += [shoe, daemon]
