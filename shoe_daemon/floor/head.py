@@ -18,7 +18,9 @@ A report goes (`HeadReports`):
 - once more when a backlog reported has drained, so the pit sees zero;
 - at a stop, when a backlog is left or one reported has drained since;
 - and `beat` seconds after the last one otherwise: the heartbeat, one small retained
-  message every few seconds, by which the pit shows the table alive (docs/floor.md).
+  message every few seconds, by which the pit shows the table alive (docs/floor.md). A
+  record on its way to the broker delays it, a second at most, so that it does not report
+  a backlog of one that is gone a millisecond later (and then that it has drained).
 """
 
 from __future__ import annotations
@@ -112,8 +114,9 @@ class HeadReports:
             self._behind_since = now
         if self._connected:
             return True
-        if not final and now - self._said_at >= self.beat:
-            return True  # the heartbeat
+        if not final and now - self._said_at >= self.beat and (
+                not behind or now - self._said_at >= self.beat + self.every):
+            return True  # the heartbeat; a record on its way delays it (a second at most)
         if (head, acked) == self._said:
             return False
         said_behind = self._said is not None and self._said[0] > self._said[1]
