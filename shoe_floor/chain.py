@@ -42,11 +42,20 @@ SIGNED_OTHER = "signed-other"  # a genuine signature over another record than th
                           # last: taken from another message
 SPLICED = "spliced"       # its records are not consecutive and linked: one inserted,
                           # removed, replaced or reordered inside the message
+# A status message (state, online, head) refused (shoe_floor.status): `unsigned`,
+# `unknown-key`, `bad-signature` and `malformed` as above, or
+STALE = "stale"           # older than the table's newest accepted: an old one replayed
+# What the table's signed head says the store lacks (shoe_floor.collector):
+SHORT = "short"           # records the broker acknowledged to the table have not reached the
+                          # store within the grace after a resend was asked
+REPAIRED = "repaired"     # ... and have since: how long it took
+# What a table's own records say (shoe_floor.collector):
+LOCKOUT = "lockout"       # a `console.lockout` record: a person's sign-in locked or slowed
 KINDS = (MALFORMED, EDITED, BROKEN, CONFLICT, GAP, UNANCHORED, UNSIGNED, UNKNOWN_KEY,
-         BAD_SIGNATURE, SIGNED_OTHER, SPLICED)
+         BAD_SIGNATURE, SIGNED_OTHER, SPLICED, STALE, SHORT, REPAIRED, LOCKOUT)
 # Kinds that mean something was refused (the pit shows them red); a gap is repaired.
 SERIOUS = (EDITED, BROKEN, CONFLICT, MALFORMED, UNSIGNED, UNKNOWN_KEY, BAD_SIGNATURE,
-           SIGNED_OTHER, SPLICED)
+           SIGNED_OTHER, SPLICED, STALE)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,13 @@ the records are published and each member works through at its own pace: a gap o
 sees may be records another still holds, or records still in its own queue. A gap is raised
 only once every live member of the group, itself included, is clear past it
 (shoe_floor.group; each writes its clear time to the store).
+
+The tables' status messages (`state`, `online`, `head`) are checked as the page checks them
+(shoe_floor.status): only a table's own and newest is stored, and one refused is an alarm
+(once a minute per table, topic and kind, across the group). Each signed head, the retained one at
+every (re)connect and then each heartbeat, is compared with the store's tip: records the
+broker acknowledged and the store lacks are asked for at once, and alarmed if they do not
+come (shoe_floor.shortfall). A `console.lockout` record stored is an alarm of its own.
 """
 
 from __future__ import annotations
@@ -38,17 +45,20 @@ import paho.mqtt.client as mqtt
 import structlog
 
 from shoe_daemon.audit.ledger import Record
+from shoe_daemon.console.throttle import lockout_words
 from shoe_daemon.floor import topics
 from shoe_daemon.floor.crashpoint import crash_point
-from shoe_daemon.floor.mqtt import connect, make_client
+from shoe_daemon.floor.mqtt import connect, make_client, user_properties
 from shoe_daemon.floor.outbox import message
 from shoe_daemon.floor.signing import Signature
-from shoe_floor import chain
-from shoe_floor.config import CollectorConfig, CollectorConfigError
+from shoe_floor import chain, query
+from shoe_floor.config import CollectorConfig, require_keys_dir
 from shoe_floor.group import Clearance, behind
+from shoe_floor.shortfall import ALARM, ASK, CLOSED, REPAIRED, Shortfall, noted
 from shoe_floor.signature import Refusal, check_message
+from shoe_floor.status import Accepted, Outdated, Refused, StatusCheck, Verdict
 from shoe_floor.store import Store
-from shoe_floor.table_keys import LodgedKeys
+from shoe_floor.table_keys import LodgedKeys, old_directories
 
 KEY_RECHECK = 1.0  # s between two readings of a table's lodged keys, at most
 KEY_ALARM_EVERY = 60.0  # s between two `unknown-key` alarms for one table and key
@@ -64,6 +74,9 @@ BARRIER_LOST = 30.0  # s after which a barrier not answered is given up
 STALE = 10.0  # s after which a member's clear time is not waited for (it is gone)
 SKEW = 0.25  # s of clock difference between the group's machines
 SAME_GAP = 60.0  # s in which a gap another member alarmed is not alarmed again
+STATUS_ALARM_EVERY = 60.0  # s between two alarms of one kind about one of a table's topics
+PAYLOAD_KEPT = 16 * 1024  # characters of a refused status message an alarm keeps
+LOCKOUT_RECORD = "console.lockout"  # a table's record: a person's sign-in locked or slowed
 
 
 @dataclass
@@ -84,15 +97,18 @@ class Collector:
         self.config = config
         self.prefix = config.broker.topic_prefix
         self.log = structlog.get_logger("shoe_floor").bind(collector=config.client_id)
-        if not config.table_keys.is_dir():
-            raise CollectorConfigError(
-                f"collector.table_keys: {config.table_keys} is not a directory: make it, and "
-                "lodge each table's public key there (`shoe-floor lodge-key TABLE FILE`)")
+        require_keys_dir(config.table_keys, "collector")
         self.keys = LodgedKeys(config.table_keys, KEY_RECHECK,
                                warn=lambda why: self.log.warning("collector.bad_key_file",
                                                                  why=why))
+        for old in old_directories(config.table_keys):
+            self.log.error("collector.old_key_directory", directory=str(old),
+                           fix=self.keys.move_words(old.name))
         self.store: Store | None = Store(config.database)
         self.gaps: dict[str, Gap] = {}
+        self.status = StatusCheck(self.keys)
+        self.shorts: dict[str, Shortfall] = {}  # tables short by their head (shortfall.py)
+        self._status_alarmed: dict[tuple[str, str, str], float] = {}  # (table, leaf, kind)
         # Tables whose messages named a key not lodged: the key ids, and when one was last
         # alarmed. Once one of them is lodged the table is asked to resend.
         self.unlodged: dict[str, dict[str, float]] = {}
@@ -154,10 +170,16 @@ class Collector:
         if reason.is_failure:
             self.log.warning("collector.refused", reason=str(reason))
             return
+        # Every time, session present or not: mosquitto 2.0 keeps a persistent session
+        # across its restart but not its shared subscription. The retained heads come with
+        # the subscription, and are compared with the store (shoe_floor.shortfall).
+        # The status messages at QoS 0, as the tables send them (shoe_daemon.floor.link), the
+        # heads first (shoe_floor.status: what the broker kept is judged against them).
         shared = f"$share/{self.config.group}/{topics.topic(self.prefix, '+', topics.RECORDS)}"
-        client.subscribe([(shared, 1),
-                          (topics.topic(self.prefix, "+", topics.STATE), 1),
-                          (topics.topic(self.prefix, "+", topics.ONLINE), 1)])
+        client.subscribe([(topics.topic(self.prefix, "+", topics.HEAD), 0), (shared, 1),
+                          *((topics.topic(self.prefix, "+", leaf), 0)
+                            for leaf in topics.COLLECTOR_READS
+                            if leaf not in (topics.RECORDS, topics.HEAD))])
         self._connections += 1
         self.connected.set()
         self.log.info("collector.connected", session_present=bool(flags.session_present))
@@ -198,6 +220,7 @@ class Collector:
                 if not batch:
                     self._idle()
                 self._ask_resends()
+                self._mend_shorts()
                 self._after_lodging()
             except Exception as e:
                 self.log.error("collector.resend_failed", error=repr(e))
@@ -288,7 +311,7 @@ class Collector:
         records: dict[str, list[tuple[Record, bytes | None]]] = defaultdict(list)
         refused: list[tuple[str, Refusal, bytes]] = []
         signed: list[tuple[str, Signature]] = []  # each accepted message's, for the store
-        latest: dict[tuple[str, str], bytes] = {}  # (table, state|online): the last word
+        statuses: list[tuple[str, str, bytes, Verdict]] = []  # in the order they came
         for _, msg, parsed in batch:
             table = topics.table_of(self.prefix, msg.topic)
             leaf = msg.topic.rsplit("/", 1)[-1]
@@ -298,50 +321,99 @@ class Collector:
                 self.received += len(parsed)
                 self.messages += 1
                 whole = bytes(msg.payload)
-                checked = check_message(table, parsed, _user_properties(msg), self.keys)
+                checked = check_message(table, parsed, user_properties(msg), self.keys)
                 if isinstance(checked, Refusal):
                     refused.append((table, checked, whole))
                     continue
                 signed.append((table, checked))
                 records[table] += [(r, whole if len(parsed) == 1 else None)
                                    for r in parsed if not isinstance(r, str)]
-            elif leaf in (topics.STATE, topics.ONLINE):
-                latest[table, leaf] = bytes(msg.payload)
+            elif leaf in topics.COLLECTOR_READS:
+                payload = bytes(msg.payload)
+                statuses.append((table, leaf, payload, self.status.check(
+                    table, leaf, payload, user_properties(msg), msg.retain)))
         store = self._open_store()
         with store.batch():
-            names = sorted(set(records) | {t for t, _ in latest})
+            names = sorted(set(records) | {t for t, *_ in statuses})
             tips = store.lock_tips(names)
-            for (table, leaf), payload in latest.items():
-                if leaf == topics.STATE:
-                    store.set_state(table, payload, now)
-                else:
-                    store.set_online(table, payload.decode(errors="replace"), now)
+            heads = self._statuses(store, statuses, now)
             for table, why, whole in refused:
                 self._refuse(store, table, why, whole, now)
             store.add_signatures(signed, now)
             self._beat(store)
             fresh: dict[str, list[Record]] = {}
-            for table in names:
+            for table in sorted(set(records)):
                 new = self._sort_out(store, table, tips[table], records.get(table, []), now)
                 if new:
                     fresh[table] = new
-            self._verify(store, tips, fresh, now)
+            tips.update(self._verify(store, tips, fresh, now))
+            for table, acked in heads.items():
+                tip = tips[table]
+                self.shorts[table] = noted(self.shorts.get(table), acked,
+                                           tip.idx if tip else 0, time.monotonic(),
+                                           time.time_ns())
+                if self.shorts[table] is None:
+                    del self.shorts[table]
             if records:
                 crash_point("collector.before_commit")
+
+    def _statuses(self, store: Store, statuses: list[tuple[str, str, bytes, Verdict]],
+                  now: int) -> dict[str, int]:
+        """The batch's status messages, checked: the newest state and online word of each
+        table stored, each refusal alarmed (once a minute per table, topic and kind, across
+        the group); each table's last signed head's `acked`, to compare with the store."""
+        heads: dict[str, int] = {}
+        for table, leaf, payload, verdict in statuses:
+            if isinstance(verdict, Refused):
+                self._status_alarm(store, table, leaf, verdict, payload, now)
+            elif isinstance(verdict, Outdated):
+                continue  # the broker's older copy (restarted from an older save)
+            elif verdict.head is not None:
+                heads[table] = verdict.head.acked  # the retained one again counts too
+            elif isinstance(verdict, Accepted) and leaf == topics.STATE:
+                store.set_state(table, payload, now)
+            elif isinstance(verdict, Accepted):
+                store.set_online(table, payload.decode(), now)
+        return heads
+
+    def _status_alarm(self, store: Store, table: str, leaf: str, refused: Refused,
+                      payload: bytes, now: int) -> None:
+        if refused.kind == chain.UNKNOWN_KEY:  # as for records: once a minute per key
+            if self._key_alarm_due(table, refused.key_id):
+                self._alarm(store, table, None, refused.kind, refused.detail,
+                            payload.decode(errors="replace")[:PAYLOAD_KEPT], now)
+            return
+        key, at = (table, leaf, refused.kind), time.monotonic()
+        if at - self._status_alarmed.get(key, -STATUS_ALARM_EVERY) < STATUS_ALARM_EVERY:
+            return
+        self._status_alarmed[key] = at
+        if query.alarmed_lately(store, table, refused.kind, f"{leaf} message",
+                                now - int(STATUS_ALARM_EVERY * 1e9)):
+            return  # another member of the group said it
+        self._alarm(store, table, None, refused.kind, refused.detail,
+                    payload.decode(errors="replace")[:PAYLOAD_KEPT], now)
 
     def _refuse(self, store: Store, table: str, why: Refusal, whole: bytes, now: int) -> None:
         """A message refused whole: alarmed (a key not lodged: once a minute per table and
         key, and watched for its lodging), none of its records kept."""
         self.refused += 1
-        if why.kind == chain.UNKNOWN_KEY and why.key_id is not None:
-            alarmed = self.unlodged.setdefault(table, {})
-            last = alarmed.get(why.key_id)
-            if last is not None and time.monotonic() - last < KEY_ALARM_EVERY:
-                return
-            alarmed[why.key_id] = time.monotonic()
+        if why.kind == chain.UNKNOWN_KEY and not self._key_alarm_due(table, why.key_id):
+            return
         # The record at fault alone when it is one of several (as the chain's alarms keep).
         text = message(why.record) if why.record is not None and whole[:1] == b"[" else whole
         self._alarm(store, table, why.idx, why.kind, why.detail, text, now)
+
+    def _key_alarm_due(self, table: str, key_id: str | None) -> bool:
+        """Whether a message signed with a key not lodged for the table is alarmed: once a
+        minute per table and key, whatever the message; the key is then watched for."""
+        if key_id is None:
+            return True
+        alarmed = self.unlodged.setdefault(table, {})
+        last = alarmed.get(key_id)
+        if last is not None and time.monotonic() - last < KEY_ALARM_EVERY:
+            return False
+        alarmed[key_id] = time.monotonic()
+        return True
 
     def _open_store(self) -> Store:
         """The store, opened again after a failure (a PostgreSQL restart ends the old
@@ -370,9 +442,10 @@ class Collector:
         return fresh
 
     def _verify(self, store: Store, tips: dict[str, chain.Tip | None],
-                fresh: dict[str, list[Record]], now: int) -> None:
+                fresh: dict[str, list[Record]], now: int) -> dict[str, chain.Tip]:
         """Each table's chain forward through its fresh and pending records; the verified
-        records of every table written at once."""
+        records of every table written at once, each `console.lockout` among them alarmed.
+        The tips that moved."""
         waiting = store.pending(sorted(fresh))
         accepted: list[tuple[str, Record]] = []
         moved: dict[str, chain.Tip] = {}
@@ -395,6 +468,11 @@ class Collector:
         store.add_records(accepted, now)
         store.set_tips(moved)
         self.stored += len(accepted)
+        for table, record in accepted:
+            if record.kind == LOCKOUT_RECORD:
+                self._alarm(store, table, record.idx, chain.LOCKOUT, _lockout_words(record),
+                            message(record), now)
+        return moved
 
     def _alarm(self, store: Store, table: str, idx: int | None, kind: str, detail: str,
                payload: bytes | str, now: int) -> None:
@@ -428,18 +506,18 @@ class Collector:
                                 str(start).encode(), qos=1)
             self.log.info("collector.key_lodged", table=table, key_ids=lodged, resend=start)
 
-    def _members_behind(self, gap: Gap) -> list[str]:
+    def _members_behind(self, seen_ns: int) -> list[str]:
         """The live members of the group, this collector included, that may still hold a
         gap's records: not yet clear past the moment it was seen. (The records that show a
         gap may be another member's, left in `pending`: the missing ones can then be in this
         collector's own queue.) The others are read from the store at most every 0.2 s."""
-        late = [] if self.clearance.clear_ns >= gap.seen_ns else [self.config.client_id]
+        late = [] if self.clearance.clear_ns >= seen_ns else [self.config.client_id]
         now = time.monotonic()
         if now - self._members_at >= 0.2:
             self._members = self._open_store().members(self.config.group,
                                                        self.config.client_id)
             self._members_at = now
-        others = behind(self._members, gap.seen_ns, time.time_ns(), int(STALE * 1e9),
+        others = behind(self._members, seen_ns, time.time_ns(), int(STALE * 1e9),
                         int(SKEW * 1e9))
         return late + [m.client_id for m in others]
 
@@ -460,7 +538,7 @@ class Collector:
                 continue
             if not self.connected.is_set():
                 return
-            waiting_for = self._members_behind(gap)  # in memory: before asking the store
+            waiting_for = self._members_behind(gap.seen_ns)  # in memory: before the store
             if waiting_for:
                 if not gap.waited:
                     gap.waited = True
@@ -490,8 +568,57 @@ class Collector:
                         self._alarm(store, table, gap.missing, kind,
                                     f"record {gap.missing}: {what}; resend asked", "", now_ns)
 
+    def _mend_shorts(self) -> None:
+        """Each table short by its head: asked for what it lacks once the group is clear past
+        the head, again every `resend_every`; alarmed after `short_grace`; said when whole
+        (shoe_floor.shortfall). A table with a gap open is the gap's to ask."""
+        now = time.monotonic()
+        for table, short in list(self.shorts.items()):
+            tip = self._open_store().tip(table)
+            have = tip.idx if tip is not None else 0
+            clear = (self.connected.is_set() and table not in self.gaps
+                     and not self._members_behind(short.seen_ns))
+            step = short.due(have, now, clear, self.config.short_grace,
+                             self.config.resend_every)
+            if step in (CLOSED, REPAIRED):
+                del self.shorts[table]
+            if step == REPAIRED:
+                took = round(now - (short.asked_at or now), 1)
+                self.log.info("collector.short_repaired", table=table, start=short.start,
+                              through=short.through, seconds=took)
+                if short.alarmed:
+                    self._short_alarm(table, short, chain.REPAIRED, (
+                        f"records {short.start}..{short.through}: in the store, {took} s after "
+                        "the table was asked to resend them"))
+            elif step == ASK and self.connected.is_set():
+                short.asked(now)
+                self.client.publish(topics.topic(self.prefix, table, topics.RESEND),
+                                    str(have + 1).encode(), qos=1)
+                self.log.info("collector.short", table=table, start=have + 1,
+                              through=short.through)
+            elif step == ALARM:
+                short.alarmed = True
+                self._short_alarm(table, short, chain.SHORT, (
+                    f"records {have + 1}..{short.through}: the table's signed head says the "
+                    f"broker acknowledged them, and they have not reached the store "
+                    f"{self.config.short_grace:g} s after the table was asked to resend them "
+                    "(the table's link is down, or another subscriber took them)"))
 
-def _user_properties(msg: mqtt.MQTTMessage) -> list[tuple[str, str]] | None:
-    """The MQTT 5 user properties of a message (where its signature is), or None."""
-    props = getattr(msg, "properties", None)
-    return getattr(props, "UserProperty", None) if props is not None else None
+    def _short_alarm(self, table: str, short: Shortfall, kind: str, detail: str) -> None:
+        """One alarm for the group (the members each see the same head)."""
+        store = self._open_store()
+        with store.batch():
+            store.lock_tips([table])
+            now_ns = time.time_ns()
+            if not store.alarmed_since(table, short.start, kind,
+                                       now_ns - int(SAME_GAP * 1e9)):
+                self._alarm(store, table, short.start, kind, detail, "", now_ns)
+
+
+def _lockout_words(record: Record) -> str:
+    """A `console.lockout` record as the pit's alarm says it: its index, then the table's own
+    words for it (its status says the same; the record never holds a PIN or a badge)."""
+    try:
+        return f"record {record.idx}: {lockout_words(record.body)}"
+    except (KeyError, TypeError, ValueError, OverflowError) as e:  # not the console's shape
+        return f"record {record.idx}: a sign-in lockout the pit cannot read ({e!r})"

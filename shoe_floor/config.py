@@ -28,11 +28,12 @@ class CollectorConfig:
     batch_wait: float = 0.05  # s to wait for a batch to fill once a message is in
     gap_grace: float = 1.0  # s a gap may last (records still on their way) before resend
     resend_every: float = 5.0  # s between two resend requests for the same gap
+    short_grace: float = 10.0  # s a table short by its head may stay so once asked, unalarmed
 
 
 _DEFAULTS = CollectorConfig.__dataclass_fields__
 _KEYS = {"database", "client_id", "table_keys", "group", "batch_size", "batch_wait",
-         "gap_grace", "resend_every"}
+         "gap_grace", "resend_every", "short_grace"}
 
 
 def load(path: Path) -> CollectorConfig:
@@ -63,19 +64,37 @@ def parse(data: dict[str, Any], base: Path | None = None) -> CollectorConfig:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 65535:
             raise CollectorConfigError(f"collector.{key}: must be a whole number 1 to 65535")
         values[key] = value
-    for key in ("batch_wait", "gap_grace", "resend_every"):
+    for key in ("batch_wait", "gap_grace", "resend_every", "short_grace"):
         value = section.get(key, _DEFAULTS[key].default)
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise CollectorConfigError(f"collector.{key}: must be a number of seconds >= 0")
         values[key] = float(value)
-    table_keys = section.get("table_keys")
-    if not isinstance(table_keys, str) or not table_keys:
-        raise CollectorConfigError("collector.table_keys: missing (the directory of the tables' "
-                                   "lodged public keys, DIR/<table>/*.pub.pem: the collector "
-                                   "stores only records signed by their table)")
-    keys_dir = Path(table_keys)
-    values["table_keys"] = keys_dir if keys_dir.is_absolute() or base is None else base / keys_dir
+    values["table_keys"] = table_keys_of(section, "collector", base)
     return CollectorConfig(**values)
+
+
+def table_keys_of(section: dict[str, Any], name: str, base: Path | None = None) -> Path:
+    """`table_keys` of a section (`collector`, or `pit` for a page on its own machine): the
+    directory of the tables' lodged public keys, relative to `base`."""
+    table_keys = section.get("table_keys") if isinstance(section, dict) else None
+    if not isinstance(table_keys, str) or not table_keys:
+        raise CollectorConfigError(
+            f"{name}.table_keys: missing (the directory of the tables' lodged public keys, "
+            "DIR/<table>/*.pub.pem: " + ("the collector stores only records signed by their "
+                                         "table)" if name == "collector" else
+                                         "the page shows only what the tables signed; it "
+                                         "reads collector.table_keys of the same file "
+                                         "unless pit.table_keys is given)"))
+    keys_dir = Path(table_keys)
+    return keys_dir if keys_dir.is_absolute() or base is None else base / keys_dir
+
+
+def require_keys_dir(path: Path, name: str) -> None:
+    """CollectorConfigError, naming `<name>.table_keys`, if `path` is not a directory."""
+    if not path.is_dir():
+        raise CollectorConfigError(
+            f"{name}.table_keys: {path} is not a directory: make it, and lodge each table's "
+            "public key there (`shoe-floor lodge-key TABLE FILE`)")
 
 
 def database_of(data: dict[str, Any], base: Path | None = None) -> str:

@@ -100,6 +100,14 @@ def alarm_counts(store: Store, since_ns: int) -> dict[str, list[AlarmCount]]:
     return found
 
 
+def alarmed_lately(store: Store, table: str, kind: str, said: str, since_ns: int) -> bool:
+    """Whether an alarm of this kind naming no record, its detail starting with `said`, was
+    raised for the table since `since_ns`, by any collector of the group."""
+    return bool(rows(store, "SELECT 1 FROM alarms WHERE table_id = ? AND kind = ? AND idx IS "
+                            "NULL AND substr(detail, 1, ?) = ? AND raised_at >= ? LIMIT 1",
+                     (table, kind, len(said), said, since_ns)))
+
+
 def hold_raised(store: Store, table: str, code: str, shoe: int | None, coup: int | None,
                 look_back: int = 500) -> int | None:
     """When the open hold was raised: the wall time of the table's latest `irregularity`

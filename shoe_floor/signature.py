@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from shoe_daemon.audit.keys import verify_signature
 from shoe_daemon.audit.ledger import Record
 from shoe_daemon.audit.table_signatures import statement
@@ -88,19 +90,29 @@ def check_message(table: str, parsed: list[Record | str],
     return sig
 
 
+def lodged_key(table: str, key_id: str, lodged: LodgedKeys) -> Ed25519PublicKey | str:
+    """The key `key_id` lodged for `table`, or why there is none, in words: whose key it is
+    if it is lodged for another table, or how to lodge it."""
+    public = lodged.key(table, key_id)
+    owner = lodged.owner(key_id) if public is None else None
+    if public is None and owner == lodged.directory(table).name:
+        public = lodged.key(table, key_id, force=True)  # lodged this very moment
+    if public is not None:
+        return public
+    moved = lodged.legacy(table)
+    whose = (f"; that key is lodged for table {owner!r}" if owner is not None and moved is None
+             else f"; {lodged.move_words(table)}" if moved is not None
+             else "; lodge the table's key (`shoe-floor lodge-key`) if it is its own")
+    ids = ", ".join(lodged.ids(table)) or "none"
+    return f"signed with key {key_id}, which is not lodged for {table} (lodged: {ids}){whose}"
+
+
 def _check_signature(table: str, sig: Signature, last: Record, span: str,
                      lodged: LodgedKeys) -> Refusal | None:
-    public = lodged.key(table, sig.key_id)
-    owner = lodged.owner(sig.key_id) if public is None else None
-    if public is None and owner == lodged.directory(table).name:
-        public = lodged.key(table, sig.key_id, force=True)  # lodged this very moment
-    if public is None:
-        whose = (f"; that key is lodged for table {owner!r}" if owner is not None
-                 else "; lodge the table's key (`shoe-floor lodge-key`) if it is its own")
-        ids = ", ".join(lodged.ids(table)) or "none"
-        return Refusal(chain.UNKNOWN_KEY, last.idx, (
-            f"{span}: signed with key {sig.key_id}, which is not lodged for {table} "
-            f"(lodged: {ids}){whose}: refused, none stored"), sig.key_id)
+    public = lodged_key(table, sig.key_id, lodged)
+    if isinstance(public, str):
+        return Refusal(chain.UNKNOWN_KEY, last.idx, f"{span}: {public}: refused, none stored",
+                       sig.key_id)
     if not verify_signature(public, sig.signature, statement(table, sig.idx, sig.hash)):
         return Refusal(chain.BAD_SIGNATURE, last.idx, (
             f"{span}: the signature does not verify with {table}'s key {sig.key_id} over "

@@ -2,9 +2,15 @@
 
 Layout: `DIR/<table>/*.pub.pem`, every key the table has had (its `keygen`, each
 `rotate-key`), the same public keys the casino lodges with the regulator. `<table>` is the
-table's broker username, or `table-<digest>` where that is not a safe file name
-(shoe_floor.names). `shoe-floor lodge-key TABLE FILE` checks a key and files it as
-`<key id>.pub.pem`; any `*.pub.pem` put there by hand counts as well.
+table's broker username, or `_<name>-<digest>` where that is not a portable file name
+(shoe_floor.names: one directory per table). `shoe-floor lodge-key TABLE FILE` checks a key
+and files it as `<key id>.pub.pem`; any `*.pub.pem` put there by hand counts as well.
+
+A pit deployed before issue 19 may hold a table's keys under the name it had then
+(`table-<digest>`, which a table may also be called, or `T1` for `T1`). Nothing reads them
+there: the table's messages are refused as `unknown-key` with the move to make in words,
+`lodge-key` refuses that table until it is made, and the collector and the page say at start
+which directories are of the old kind (`old_directories`).
 
 The collector reads a table's directory when it first needs it, and again when a message
 names a key id it does not hold and the directory changed (one stat a message; else at most
@@ -24,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from shoe_daemon.audit import keys
 from shoe_daemon.floor.topics import check_name
-from shoe_floor.names import directory_for
+from shoe_floor.names import directory_for, legacy_directory_for
 
 SUFFIX = ".pub.pem"
 
@@ -76,6 +82,21 @@ class LodgedKeys:
     def directory(self, table: str) -> Path:
         return self.root / directory_for(table)
 
+    def legacy(self, table: str) -> Path | None:
+        """The directory a pit deployed before issue 19 gave the table, when it is there
+        and the table's own is not: its keys must be moved (`move_words`), never read there
+        (it may be another table's: one named `table-<digest>`)."""
+        return _legacy(self.root, table)
+
+    def move_words(self, table: str) -> str:
+        """What to do about the table's old directory, in words."""
+        old, new = self.root / legacy_directory_for(table), self.directory(table)
+        words = (f"its keys are in {old}, where shoe-floor before issue 19 filed table "
+                 f"{table!r}; move them to where they are read now: mv {old} {new}")
+        if old.name.startswith("table-") and old.name != table:
+            words += f" (unless {old} is the directory of a table named {old.name!r})"
+        return words
+
     def _read(self, table: str, now: float) -> _Lodged:
         directory = self.directory(table)
         mtime = _mtime(directory)
@@ -124,6 +145,22 @@ class LodgedKeys:
         return self._owners.get(key_id)
 
 
+def _legacy(root: Path, table: str) -> Path | None:
+    old, new = root / legacy_directory_for(table), root / directory_for(table)
+    if old == new or new.is_dir() or not old.is_dir():
+        return None
+    return old
+
+
+def old_directories(root: Path) -> list[Path]:
+    """Directories under `root` that shoe-floor before issue 19 made and that no table's name
+    gives now (a name with capitals, say): each must be moved (`LodgedKeys.move_words`).
+    A `table-<digest>` directory cannot be told from a table of that name: the table's own
+    messages say it (`LodgedKeys.legacy`)."""
+    return [p for p in sorted(root.glob("*"))
+            if p.is_dir() and not p.name.startswith((".", "_")) and directory_for(p.name) != p.name]
+
+
 class LodgeRefused(Exception):
     """The key cannot be lodged for that table; the message says why."""
 
@@ -141,6 +178,8 @@ def lodge(root: Path, table: str, pem: bytes, where: str) -> tuple[str, Path, bo
         raise LodgeRefused(str(e)) from e
     kid = keys.key_id(public)
     mine = directory_for(table)
+    if _legacy(root, table) is not None:
+        raise LodgeRefused(f"table {table!r}: {LodgedKeys(root).move_words(table)}; then lodge")
     owner = LodgedKeys(root, recheck=0.0).owner(kid)
     if owner is not None and owner != mine:
         raise LodgeRefused(f"key id {kid} is lodged for table {owner!r} already: a table's "

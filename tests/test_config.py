@@ -189,7 +189,7 @@ def test_the_documented_floor_table_loads(tmp_path: Path):
         "/etc/shoe-daemon/", f"{tmp_path}/"))
     c = config.load(parse("--config", str(f)))
     assert c.floor is not None and c.floor.table == c.table == "table-1"
-    assert (c.floor.keepalive, c.floor.session_expiry) == (30, 604800)
+    assert (c.floor.keepalive, c.floor.session_expiry, c.floor.heartbeat) == (30, 604800, 5.0)
 
 
 def test_the_money_table_is_checked_against_the_house_and_needs_the_console(tmp_path):

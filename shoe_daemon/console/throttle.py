@@ -35,6 +35,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 FORGET = 3600.0  # s after a bucket's last failure (and its delay) it is forgotten
@@ -92,6 +93,21 @@ class Lockout:
         return {"what": self.what, "person": self.person, "remote": self.remote,
                 "place": self.place, "failures": self.failures, "delay_s": self.delay_s,
                 "until_ns": self.until_ns, "unrecorded": self.unrecorded}
+
+
+def lockout_words(body: dict[str, Any]) -> str:
+    """A `console.lockout` record in words, as the status and the pit's alarm say it: whose
+    sign-ins wait, from where, until when."""
+    until = datetime.fromtimestamp(body["until_ns"] / 1e9, UTC).strftime("%H:%M:%S UTC")
+    where = "at the table's screen" if body["place"] == SCREEN else "from elsewhere"
+    if body["what"] == "pin":
+        whose = f"{body['person']}'s PIN {where}"
+    elif body["what"] == "address":
+        whose = f"sign-ins from {body['remote']}"
+    else:
+        whose = f"unknown people and badges {where}"
+    return (f"{whose} delayed until {until} ({body['failures']} failures, the last from "
+            f"{body['remote']})")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class FloorConfig:
     key_file: Path | None = None
     keepalive: int = 30
     session_expiry: int = 7 * 24 * 3600  # seconds the broker keeps a session when offline
+    heartbeat: float = 5.0  # s between two signed head reports at most, while connected
 
     @property
     def table(self) -> str:
@@ -42,7 +43,7 @@ class FloorConfig:
 
 
 _KEYS = {"broker", "username", "password", "password_file", "ca_file", "topic_prefix",
-         "cert_file", "key_file", "keepalive", "session_expiry"}
+         "cert_file", "key_file", "keepalive", "session_expiry", "heartbeat"}
 
 
 def parse_floor(table: dict[str, Any] | None, base: Path | None = None) -> FloorConfig | None:
@@ -72,7 +73,8 @@ def parse_floor(table: dict[str, Any] | None, base: Path | None = None) -> Floor
     return FloorConfig(host, port, username, _password(table, base, cert is not None),
                        _path(table, "ca_file", base, required=True), prefix, cert, key,
                        _number(table, "keepalive", 30), _number(table, "session_expiry",
-                                                                7 * 24 * 3600))
+                                                                7 * 24 * 3600),
+                       _seconds(table, "heartbeat", 5.0))
 
 
 def _text(table: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -89,6 +91,14 @@ def _number(table: dict[str, Any], key: str, default: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise FloorConfigError(f"floor.{key}: must be a positive whole number, not {value!r}")
     return value
+
+
+def _seconds(table: dict[str, Any], key: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
+        raise FloorConfigError(f"floor.{key}: must be a number of seconds, more than 0 and at "
+                               f"most 3600, not {value!r}")
+    return float(value)
 
 
 def _broker(url: str) -> tuple[str, int]:

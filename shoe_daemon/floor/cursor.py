@@ -40,11 +40,16 @@ def read_cursor(state_dir: Path) -> Cursor:
 
 
 def write_cursor(state_dir: Path, cursor: Cursor) -> None:
-    path = cursor_path(state_dir)
+    write_durably(cursor_path(state_dir), json.dumps({"idx": cursor.idx, "hash": cursor.hash}))
+
+
+def write_durably(path: Path, text: str) -> None:
+    """One line of the link's state: the old text or the new after a power loss, never a
+    torn one (fsync of the file, a rename, fsync of the directory)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     with open(tmp, "w") as f:
-        f.write(json.dumps({"idx": cursor.idx, "hash": cursor.hash}) + "\n")
+        f.write(text + "\n")
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

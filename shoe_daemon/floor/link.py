@@ -19,7 +19,17 @@ over the table's name and the message's last record, carried as MQTT 5 user prop
 It runs in its own thread beside paho's network thread, where the signing happens too. The
 table only calls `notify()` (a commit happened) and `publish_state()`; both return at once,
 whatever the broker does. The link's thread also reports the ledger's head on the retained
-`head` topic when the pit cannot infer it from the records (floor/head.py).
+`head` topic when the pit cannot infer it from the records, and every `heartbeat` seconds
+(floor/head.py).
+
+Its status messages (`state`, `online`, the last will `offline`, `head`) are signed too, each
+with a stamp greater than every one before it (floor/stamps.py), so that the pit shows only
+what the table said last. The last will is registered at each connect: paho's thread signs
+it then (`_on_pre_connect`), with the stamp after that connection's `online` word. They go
+at QoS 0 (but the first head of a connection, whose acknowledgement says whether the
+broker's ACL knows the topic): after every reconnect the link says its word, its view and
+its head anew, so a status message is never worth sending twice, and one that paho sent
+again after a reconnect would reach the pit older than what it showed, as a replay does.
 """
 
 from __future__ import annotations
@@ -43,7 +53,8 @@ from shoe_daemon.floor.cursor import Cursor, belongs, read_cursor, write_cursor
 from shoe_daemon.floor.head import Head, HeadReports
 from shoe_daemon.floor.mqtt import SUCCESS_MAX, connect, delivered, make_client
 from shoe_daemon.floor.outbox import Outbox, pack
-from shoe_daemon.floor.signing import Signer
+from shoe_daemon.floor.signing import Signer, Stamp
+from shoe_daemon.floor.stamps import Stamps, last_epoch, next_epoch
 
 ONLINE, OFFLINE = b"online", b"offline"
 
@@ -75,7 +86,10 @@ class FloorLink:
         self._state: bytes | None = None
         self._last_state: bytes | None = None  # published again after a reconnect
         self._state_lock = threading.Lock()
-        self.heads = HeadReports()  # when to report the head (its `every`: s between two)
+        self.heads = HeadReports(beat=config.heartbeat)  # when to report the head
+        self._stamps = Stamps(0)  # this start's, from start()
+        self._online_stamp: Stamp | None = None  # this connection's `online` word
+        self._state_stamp: Stamp | None = None  # the last state published
         self._head_mids: set[int] = set()  # head reports not yet acknowledged
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -85,7 +99,7 @@ class FloorLink:
         self._steps = 0  # looks at the ledger taken, for stop()'s drain
         self._thread: threading.Thread | None = None
         self._client = make_client(config, client_id=config.table, inflight=window)
-        self._client.will_set(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True)
+        self._client.on_pre_connect = self._on_pre_connect
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_connect_fail = self._on_connect_fail
@@ -96,6 +110,7 @@ class FloorLink:
     # The table's side: each returns at once.
 
     def start(self) -> None:
+        self._stamps = Stamps(self._epoch())
         self._cursor = self._trusted_cursor()
         self._next = self._cursor.idx + 1
         self._thread = threading.Thread(target=self._run, name="floor-link", daemon=True)
@@ -148,7 +163,8 @@ class FloorLink:
         if self._thread is not None:
             self._thread.join(timeout)
         if self._connected:
-            info = self._client.publish(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True)
+            info = self._client.publish(self._leaf(topics.ONLINE), OFFLINE, qos=0, retain=True,
+                                        properties=self._signed(topics.ONLINE, OFFLINE))
             with contextlib.suppress(RuntimeError, ValueError):  # the broker went meanwhile
                 info.wait_for_publish(timeout)
         self._client.disconnect()
@@ -159,13 +175,22 @@ class FloorLink:
 
     # paho's network thread: record what happened, wake the link's thread, nothing more.
 
+    def _on_pre_connect(self, client: mqtt.Client, _u: Any) -> None:
+        """Before each connect: this connection's `online` stamp, and its last will, signed
+        with the stamp after it (the will outranks the word it ends, and nothing later)."""
+        self._online_stamp = self._stamps.next()
+        client.will_set(self._leaf(topics.ONLINE), OFFLINE, qos=1, retain=True,
+                        properties=self._signed(topics.ONLINE, OFFLINE,
+                                                packet=PacketTypes.WILLMESSAGE))
+
     def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, reason: Any,
                     _p: Any) -> None:
         if reason.is_failure:
             self.log.warning("floor.refused", reason=str(reason))
             return
         client.subscribe(self._leaf(topics.RESEND), qos=1)
-        client.publish(self._leaf(topics.ONLINE), ONLINE, qos=1, retain=True)
+        client.publish(self._leaf(topics.ONLINE), ONLINE, qos=0, retain=True,
+                       properties=self._signed(topics.ONLINE, ONLINE, self._online_stamp))
         self._connected = True
         self._down_since = None
         self._unreachable_said = False
@@ -204,6 +229,23 @@ class FloorLink:
 
     def _leaf(self, leaf: str) -> str:
         return topics.topic(self.config.topic_prefix, self.config.table, leaf)
+
+    def _signed(self, leaf: str, payload: bytes, stamp: Stamp | None = None,
+                packet: int = PacketTypes.PUBLISH) -> Properties:
+        """A status message's properties: its signature over the next stamp (or `stamp`)."""
+        props = Properties(packet)
+        props.UserProperty = self._signer.sign_status(
+            leaf, self.config.table, stamp or self._stamps.next(), payload).properties()
+        return props
+
+    def _epoch(self) -> int:
+        """This start's epoch (floor/stamps.py); one that cannot be kept is said, and used."""
+        try:
+            return next_epoch(self.state_dir)
+        except OSError as e:
+            epoch = max(last_epoch(self.state_dir) + 1, time.time_ns())
+            self.log.error("floor.epoch_unwritable", error=str(e), epoch=epoch)
+            return epoch
 
     def _trusted_cursor(self) -> Cursor:
         """The stored cursor if it belongs to this ledger; else from the start."""
@@ -284,17 +326,24 @@ class FloorLink:
         with self._state_lock:
             state, self._state = self._state, None
         if state is not None:
-            self._client.publish(self._leaf(topics.STATE), state, qos=1, retain=True)
-            self._last_state = state
+            stamp = self._stamps.next()
+            self._client.publish(self._leaf(topics.STATE), state, qos=0, retain=True,
+                                 properties=self._signed(topics.STATE, state, stamp))
+            self._last_state, self._state_stamp = state, stamp
 
     def _send_head(self, final: bool = False) -> None:
         """The ledger's head and the cursor, retained, when the pit cannot infer them."""
         now = time.monotonic()
         if not self._connected or not self.heads.due(self._tail, self._cursor.idx, now, final):
             return
-        head = Head(self._tail, self._cursor.idx, time.time_ns())
-        info = self._client.publish(self._leaf(topics.HEAD), head.payload(), qos=1, retain=True)
-        self._head_mids.add(info.mid)
+        head = Head(self._tail, self._cursor.idx, time.time_ns(),
+                    round(self.config.heartbeat * 1000), self._online_stamp, self._state_stamp)
+        payload = head.payload()
+        first = self.heads.first  # its PUBACK says whether the broker's ACL knows the topic
+        info = self._client.publish(self._leaf(topics.HEAD), payload, qos=1 if first else 0,
+                                    retain=True, properties=self._signed(topics.HEAD, payload))
+        if first:
+            self._head_mids.add(info.mid)
         self.heads.sent(head.head, head.acked, now)
 
     def _head_acked(self, mid: int, reason: int) -> None:

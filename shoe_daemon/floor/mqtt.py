@@ -61,3 +61,9 @@ def delivered(reason_code: int) -> bool:
     """Whether a PUBACK means the broker took the message for a reader: a refusal (an ACL,
     a quota) or "no matching subscribers" (no collector has ever subscribed) does not."""
     return reason_code < SUCCESS_MAX and reason_code != NO_MATCHING_SUBSCRIBERS
+
+
+def user_properties(msg: mqtt.MQTTMessage) -> list[tuple[str, str]] | None:
+    """The MQTT 5 user properties of a message received (where its signature is), or None."""
+    props = getattr(msg, "properties", None)
+    return getattr(props, "UserProperty", None) if props is not None else None

@@ -5,7 +5,8 @@ shipped mosquitto ACL, so a topic renamed here is renamed everywhere. The table'
 a topic is the table's broker username: mosquitto's `%u` ACL patterns then confine each table
 to its own topics without one ACL line per table.
 
-Two logins are not tables: the collector (reads every table's records, asks for resends),
+Two logins are not tables: the collector (reads every table's records and status messages,
+asks for resends),
 and the pit's page (reads the tables' public topics, writes nothing, never reads records).
 The `%u` patterns apply to every login, so each of them is denied the tree under its own
 name, where the patterns would otherwise let it write as a table of that name.
@@ -20,13 +21,13 @@ DEFAULT_PIT = "shoe-floor-pit"  # the pit's page: its own login, read-only
 RECORDS = "records"  # every ledger record, QoS 1, in order
 STATE = "state"      # retained: the display's public view of the table
 ONLINE = "online"    # retained: "online", or "offline" (the last will)
-HEAD = "head"        # retained: the ledger's last record and the broker's cursor (head.py)
+HEAD = "head"        # retained: the ledger's head, the broker's cursor; the heartbeat (head.py)
 RESEND = "resend"    # the collector's command: publish again from this record number
 
 TABLE_WRITES = (RECORDS, STATE, ONLINE, HEAD)
 TABLE_READS = (RESEND,)
 PUBLIC = (STATE, ONLINE, HEAD)  # what the pit's page may read: never a record
-COLLECTOR_READS = (RECORDS, STATE, ONLINE)
+COLLECTOR_READS = (RECORDS, STATE, ONLINE, HEAD)  # the head: to compare with what it stored
 
 
 def topic(prefix: str, table: str, leaf: str) -> str:

@@ -35,6 +35,7 @@ from shoe_daemon.console.people import Role, people_paths
 from shoe_daemon.console.replay_file import ReplayFileWriter, beside
 from shoe_daemon.console.server import ConsoleServer
 from shoe_daemon.console.sessions import Sessions
+from shoe_daemon.console.throttle import lockout_words
 from shoe_daemon.console.till import Till
 from shoe_daemon.display import TableDisplay
 from shoe_daemon.floor.link import FloorLink
@@ -42,12 +43,7 @@ from shoe_daemon.game.houses import get_profile
 from shoe_daemon.odds.monitor import OddsMonitor
 from shoe_daemon.service.config import Config
 from shoe_daemon.service.notify import Notifier
-from shoe_daemon.service.status import (
-    FloorStatus,
-    ServiceStatus,
-    StatusReporter,
-    lockout_words,
-)
+from shoe_daemon.service.status import FloorStatus, ServiceStatus, StatusReporter
 from shoe_daemon.service.table import Table
 
 READ_TIMEOUT = 0.1  # s: how long one read may wait; bounds the reaction to SIGTERM

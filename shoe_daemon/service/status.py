@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.records import opens_shoe
+from shoe_daemon.console.throttle import lockout_words
 from shoe_daemon.service.notify import Notifier
 
 STATUS_FILE = "status.json"
@@ -92,20 +93,6 @@ class ServiceStatus:
 
 def _clock(unix: float) -> str:
     return datetime.fromtimestamp(unix, UTC).strftime("%H:%M:%S UTC")
-
-
-def lockout_words(body: dict[str, Any]) -> str:
-    """A `console.lockout` record in words: whose sign-ins wait, from where, until when."""
-    until = _clock(body["until_ns"] / 1e9)
-    where = "at the table's screen" if body["place"] == "screen" else "from elsewhere"
-    if body["what"] == "pin":
-        whose = f"{body['person']}'s PIN {where}"
-    elif body["what"] == "address":
-        whose = f"sign-ins from {body['remote']}"
-    else:
-        whose = f"unknown people and badges {where}"
-    return (f"{whose} delayed until {until} ({body['failures']} failures, the last from "
-            f"{body['remote']})")
 
 
 def _floor_words(floor: FloorStatus | None) -> str:

@@ -1,21 +1,33 @@
 """The pit's board: one tile per table, from what the page knows of it.
 
-Four sources, each with its own clock, merged here and nowhere else:
+Four sources, each with its own clock, merged here and nowhere else. The first three are the
+table's status messages, and the board hears of one only once the feed has checked it
+(shoe_floor.status: signed by the table, newer than any before); of one refused, it hears
+that it was, and why:
 - the table's retained `state`: its display's public view (shoe_daemon.display.view), which
   never holds a face-down card. A tile takes the coup's cards from it as they are, `null`
   for a covered card, and words from it (never an irregularity's detail text, which is not
-  in the view at all);
+  in the view at all). A view older than the one the table's latest head names as current
+  is not shown (the page started after an old one was put back in the broker's place);
 - the table's retained `online` word (the link's last will says `offline`);
 - the table's retained `head` report (shoe_daemon.floor.head): its ledger's last record and
-  its link's cursor, said when the pit cannot infer them from the records (after a
-  reconnect, while a backlog lasts, when it has drained);
+  its link's cursor, and its heartbeat, every few seconds;
 - the collector's store, read every few seconds: the verified tip, the records waiting
   behind a gap, floor alarms, and when an open hold was raised (its record's wall time).
 
+**Alive** is what no one but the table can say: the table is shown online while its last
+checked head is fresh, no older than three of its heartbeats (`every_ms`, which it signs) by
+the page's clock, counted from when it arrived or from the table's own clock at signing
+(plus `skew`), whichever is earlier (so an old one let go late, or kept by the broker, does
+not count), and the table has not said `offline` since that connection began. A forger
+holding the table's broker login can neither make a head nor replay one as new.
+
 The pit's lamp is taken from the public state: `hold` when play is held, `waiting` while a
 side is to play (the punter's declaration, the banker's play), `ready` otherwise, `offline`
-when the link is down. The shoe's own amber at the banker's play depends on whether he has
-a choice, which only his covered cards say; the pit shows `waiting` for any banker's play.
+when the table is not alive. The shoe's own amber at the banker's play depends on whether he
+has a choice, which only his covered cards say; the pit shows `waiting` for any banker's play.
+A tile whose last message of a kind was refused says so (`unverified`: which, why, when)
+until the table's next genuine one of that kind.
 
 The backlog: the records the table has committed that the store does not hold yet, from the
 highest index known (the table's last head report, or the last record received behind a
@@ -42,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from shoe_daemon.floor.head import Head, parse_head
+from shoe_daemon.floor.signing import Stamp
 from shoe_floor.chain import SERIOUS  # the floor refused something
 from shoe_floor.query import AlarmCount, TableRow
 
@@ -49,6 +62,8 @@ RESULTS = 12  # last decided coups on a tile
 ROAD_COLUMNS = 26  # big road columns on a tile
 WAITING = ("punter_to_declare", "banker_to_play")
 FOOT = ("store", "reported", "alarms")  # a tile's foot: the counts
+BEATS = 3  # a table is alive while its last head is younger than this many heartbeats
+NOT_CURRENT = "not-current"  # the view shown is older than the one the table's head names
 
 
 @dataclass(frozen=True)
@@ -64,16 +79,36 @@ class StoreNews:
 
 @dataclass
 class Facts:
+    """What the page knows of one table: its checked status messages, the store's row."""
+
     view: dict[str, Any] | None = None
     payload: bytes = b""
     state_at: int | None = None  # ns, the page's clock: a live change of state arrived
-    online: bool | None = None
-    online_since: int | None = None
+    state_stamp: Stamp | None = None
+    word: bytes | None = None  # the table's last checked online word
+    word_stamp: Stamp | None = None
+    word_at: int | None = None  # ns, the page's clock: it arrived live
     row: TableRow | None = None
     alarms: list[AlarmCount] = field(default_factory=list)
     hold_since: int | None = None  # ns, the table's clock: the hold's record
     hold_key: tuple[Any, ...] | None = None
-    head: Head | None = None  # the table's last head report
+    head: Head | None = None  # the table's last checked head report
+    beat_at: int | None = None  # ns, the page's clock: when that head counts from
+    refused: dict[str, tuple[str, int]] = field(default_factory=dict)  # leaf -> (kind, at):
+    # the last message of a kind refused, since the last one accepted
+
+    def said_offline(self) -> bool:
+        """The table (or its last will) said `offline`, and has not connected since."""
+        if self.word != b"offline":
+            return False
+        begun = self.head.online if self.head is not None else None
+        return begun is None or self.word_stamp is None or self.word_stamp >= begun
+
+    def not_current(self) -> bool:
+        """The table's latest head names a view as current that the page has not (the view
+        kept is older, or there is none: the broker's copy was older, or refused)."""
+        current = self.head.state if self.head is not None else None
+        return current is not None and (self.state_stamp is None or self.state_stamp < current)
 
 
 class Mark(NamedTuple):
@@ -83,6 +118,7 @@ class Mark(NamedTuple):
     serious: int  # chain alarms
     backlog: int
     at_least: bool  # the table is offline: its backlog may be more
+    unverified: bool  # a message of the table's was refused, or its view is not current
 
 
 def hold_key(view: dict[str, Any] | None) -> tuple[Any, ...] | None:
@@ -152,8 +188,10 @@ def _game(view: dict[str, Any]) -> dict[str, Any]:
 
 
 class Board:
-    def __init__(self, grace_ns: int = 2_000_000_000):
+    def __init__(self, grace_ns: int = 2_000_000_000, skew_ns: int = 2_000_000_000):
         self.grace_ns = grace_ns
+        self.skew_ns = skew_ns  # how far the tables' clocks may be behind the page's
+        self.now = 0  # ns, the page's clock: the latest news
         self.facts: dict[str, Facts] = {}
         self.broker = False  # the page's own broker connection
         self.store_at: int | None = None  # ns, the page's clock: the last good reading
@@ -161,15 +199,21 @@ class Board:
         self._tiles: dict[str, bytes] = {}
         self._rests: dict[str, bytes] = {}  # each tile without its foot
         self._feet: dict[str, bytes] = {}  # each tile's foot, a JSON object
+        self._sending: dict[str, int] = {}  # each tile's `to_send`, as last sent
         self._foot_only: dict[str, bool] = {}  # the tile's last change was in its foot alone
         self._marks: dict[str, Mark] = {}
 
     # News; each returns the tables whose tile changed.
 
-    def state(self, table: str, payload: bytes, live: bool, now: int) -> list[str]:
+    def state(self, table: str, payload: bytes, live: bool, now: int,
+              stamp: Stamp | None = None) -> list[str]:
+        """The table's view, checked."""
+        self.now = now
         facts = self.facts.setdefault(table, Facts())
+        facts.refused.pop("state", None)
+        facts.state_stamp = stamp
         if payload == facts.payload:
-            return []  # the same view again (the link publishes it after each reconnect)
+            return self._changed([table])  # the same view again (after each reconnect)
         try:
             view = json.loads(payload) if payload else None
         except ValueError:
@@ -182,33 +226,61 @@ class Board:
             facts.hold_key, facts.hold_since = key, None
         return self._changed([table])
 
-    def online(self, table: str, word: bytes, live: bool, now: int) -> list[str]:
+    def online(self, table: str, word: bytes, live: bool, now: int,
+               stamp: Stamp | None = None) -> list[str]:
+        """The table's online word, checked (its last will's `offline` too)."""
+        self.now = now
         facts = self.facts.setdefault(table, Facts())
-        online = word.strip() == b"online"
-        if facts.online is not online:
-            facts.online = online
-            facts.online_since = now if live else None
+        facts.refused.pop("online", None)
+        facts.word, facts.word_stamp = word.strip(), stamp
+        facts.word_at = now if live else None
         return self._changed([table])
 
-    def head(self, table: str, payload: bytes) -> list[str]:
-        """The table's head report (retained: the last one it made, however old)."""
+    def head(self, table: str, payload: bytes, now: int) -> list[str]:
+        """The table's head report, checked: its backlog's figures and its heartbeat."""
+        self.now = now
         facts = self.facts.setdefault(table, Facts())
+        facts.refused.pop("head", None)
         facts.head = parse_head(payload)
+        facts.beat_at = (None if facts.head is None
+                         else min(now, facts.head.wall_ns + self.skew_ns))
+        return self._changed([table], beat=True)
+
+    def refused(self, table: str, leaf: str, kind: str, now: int) -> list[str]:
+        """A message of the table's refused by the check: never shown; the tile says so."""
+        self.now = now
+        facts = self.facts.setdefault(table, Facts())
+        facts.refused[leaf] = (kind, now)
         return self._changed([table])
+
+    def alive(self, facts: Facts, now: int) -> bool | None:
+        """Whether the table is shown online (None: nothing checked from it yet)."""
+        if facts.head is None and facts.word is None:
+            return None
+        if facts.said_offline() or facts.head is None or facts.beat_at is None:
+            return False
+        return now - facts.beat_at <= BEATS * facts.head.every_ms * 1_000_000
+
+    def _online_since(self, facts: Facts) -> int | None:
+        """Since when a table not alive has been so: its word's arrival (or the store's time
+        for it, for a page started later), or its last heartbeat's end."""
+        if facts.said_offline():
+            if facts.word_at is not None:
+                return facts.word_at
+            row = facts.row
+            return row.online_at if row is not None and row.online == "offline" else None
+        if facts.head is None or facts.beat_at is None:
+            return None
+        return facts.beat_at + BEATS * facts.head.every_ms * 1_000_000
 
     def store(self, news: StoreNews, now: int) -> list[str]:
+        self.now = now
         if news.error is not None:
             self.store_error = news.error
-            return []
+            return self._changed(list(self.facts))  # the heartbeats age all the same
         self.store_error, self.store_at = None, now
         for row in news.tables:
-            facts = self.facts.setdefault(row.table, Facts())
-            facts.row = row
-            if facts.online is None and row.online is not None:
-                facts.online = row.online == "online"
-            if facts.online_since is None and row.online_at is not None and (
-                    (row.online == "online") == facts.online):
-                facts.online_since = row.online_at
+            self.facts.setdefault(row.table, Facts()).row = row
         for table, facts in self.facts.items():
             facts.alarms = news.alarms.get(table, [])
             found = news.holds.get(table)
@@ -230,10 +302,17 @@ class Board:
     def tile(self, table: str) -> dict[str, Any]:
         facts = self.facts[table]
         row = facts.row
-        tile: dict[str, Any] = {"table": table, "lamp": lamp(facts.view, facts.online),
-                                "online": facts.online,
-                                "online_since": _ms(facts.online_since)}
-        tile.update(_game(facts.view) if facts.view else {"name": None, "state": None})
+        view = None if facts.not_current() else facts.view
+        online = self.alive(facts, self.now)
+        tile: dict[str, Any] = {
+            "table": table, "lamp": lamp(view, online), "online": online,
+            "online_since": _ms(self._online_since(facts)) if online is False else None}
+        tile.update(_game(view) if view else {"name": None, "state": None})
+        unverified = [{"topic": leaf, "kind": kind, "at": _ms(at)}
+                      for leaf, (kind, at) in sorted(facts.refused.items())]
+        if facts.not_current() and "state" not in facts.refused:
+            unverified.insert(0, {"topic": "state", "kind": NOT_CURRENT, "at": None})
+        tile["unverified"] = unverified
         if tile.get("hold") is not None:
             tile["hold"]["since"] = _ms(facts.hold_since)
         behind = None
@@ -246,7 +325,7 @@ class Board:
             "tip": tip,
             "head": received,  # the highest index received (behind a gap, or the tip)
             "backlog": max(tip, received, said.head if said else 0) - tip,
-            "at_least": facts.online is False,
+            "at_least": online is False,
             "to_send": max(0, said.head - max(said.acked, tip)) if said else 0,
             "gap_at": (tip + 1) if row and row.waiting else None,
             "behind_since": behind,
@@ -290,11 +369,17 @@ class Board:
             "offline": sum(1 for m in marks if m.lamp == "offline"),
             "held": sum(1 for m in marks if m.lamp == "hold"),
             "alarms": sum(1 for m in marks if m.serious),
+            "unverified": sum(1 for m in marks if m.unverified),
             "backlog": sum(m.backlog for m in marks),
             "backlog_at_least": any(m.at_least for m in marks),
         }
 
-    def _changed(self, tables: list[str]) -> list[str]:
+    def _changed(self, tables: list[str], beat: bool = False) -> list[str]:
+        """The tables whose tile changed, each tile made again. `beat`: a head report that
+        changes the foot alone of a table with nothing to send (a heartbeat: the records it
+        names are at the broker or stored already) waits for the next reading of the store,
+        which sends the feet of every table in one event and by then holds those records:
+        200 tables beat 40 times a second."""
         changed = []
         for table in tables:
             try:
@@ -309,12 +394,17 @@ class Board:
             same_rest = self._rests.get(table) == rest
             if same_rest and self._feet.get(table) == foot:
                 continue
+            sending = parts["store"]["to_send"]
+            if beat and same_rest and sending == 0 and self._sending.get(table) == 0:
+                continue  # with the next reading of the store
+            self._sending[table] = sending
             self._tiles[table] = rest[:-1] + b"," + foot[1:]  # the two objects as one
             self._rests[table], self._feet[table] = rest, foot
             self._foot_only[table] = same_rest
             store = parts["store"]
             self._marks[table] = Mark(tile["lamp"], parts["alarms"]["serious"],
-                                      store["backlog"], store["at_least"])
+                                      store["backlog"], store["at_least"],
+                                      bool(tile["unverified"]))
             changed.append(table)
         return changed
 

@@ -1,6 +1,7 @@
 """The page's settings: a `[pit]` table in the collector's own floor.toml, which also says
-where the broker is (`[floor]`: its address, CA and topic prefix) and the store the page reads
-(`[collector] database`).
+where the broker is (`[floor]`: its address, CA and topic prefix), the store the page reads
+(`[collector] database`) and the tables' lodged keys it checks each status message with
+(`[collector] table_keys`, or `[pit] table_keys` where the page runs on a machine of its own).
 
 The page has its own broker login, never the collector's: the broker's ACL lets it read the
 tables' public topics (state, online, head) and nothing else, and write nothing (docs/
@@ -15,6 +16,8 @@ password_file = "pit.password"       # or password = "...", or cert_file and key
 client_id = "pit-1"       # the page's broker client id
 poll = 1.0                # s between two readings of the store
 behind_grace = 5.0        # s a table's change may wait for its records before "behind"
+clock_skew = 2.0          # s the tables' clocks may be behind the page's (heartbeats)
+# table_keys = "/etc/shoe-floor/table-keys"   # default: [collector] table_keys
 ```
 """
 
@@ -27,7 +30,7 @@ from typing import Any
 
 from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.floor.topics import DEFAULT_PIT
-from shoe_floor.config import CollectorConfigError, database_of
+from shoe_floor.config import CollectorConfigError, database_of, table_keys_of
 
 LOGIN = ("username", "password", "password_file", "cert_file", "key_file")
 
@@ -41,9 +44,11 @@ class PitConfig:
     client_id: str = "pit"
     poll: float = 1.0
     behind_grace: float = 5.0
+    table_keys: Path = Path("table-keys")  # DIR/<table>/*.pub.pem: what checks the tables
+    clock_skew: float = 2.0
 
 
-_KEYS = {"http", "client_id", "poll", "behind_grace", *LOGIN}
+_KEYS = {"http", "client_id", "poll", "behind_grace", "clock_skew", "table_keys", *LOGIN}
 
 
 def parse_http(text: str) -> tuple[str, int]:
@@ -90,13 +95,15 @@ def parse_pit(data: dict[str, Any], base: Path | None = None,
         raise CollectorConfigError("pit.client_id: must differ from collector.client_id (the "
                                    "broker would end one session for the other)")
     values: dict[str, float] = {}
-    for key, default in (("poll", 1.0), ("behind_grace", 5.0)):
+    for key, default in (("poll", 1.0), ("behind_grace", 5.0), ("clock_skew", 2.0)):
         value = section.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise CollectorConfigError(f"pit.{key}: must be a number of seconds > 0")
         values[key] = float(value)
+    keys = table_keys_of(section, "pit", base) if "table_keys" in section else \
+        table_keys_of(data.get("collector", {}), "pit", base)
     return PitConfig(broker, database, host, port, client_id, values["poll"],
-                     values["behind_grace"])
+                     values["behind_grace"], keys, values["clock_skew"])
 
 
 def _login(floor: dict[str, Any], section: dict[str, Any], base: Path | None) -> FloorConfig:

@@ -3,9 +3,11 @@
 - the broker: every table's retained `state`, `online` and `head`, subscribed with the
   page's own login (the ACL lets it read those and nothing else), clean session, QoS 0 (the
   retained message is the latest on every connect, so nothing needs keeping while the page
-  is away). The page never subscribes to the `records` topics: the ACL denies it every
-  record, and a subscriber there would still make the broker accept a table's records when
-  no collector has ever subscribed, and drop them (docs/floor.md);
+  is away), each checked here before the board hears of it (shoe_floor.status: signed with
+  a key lodged for its table, newer than any before); of one refused the board hears only
+  that it was, and why. The page never subscribes to the `records` topics: the ACL denies it
+  every record, and a subscriber there would still make the broker accept a table's records
+  when no collector has ever subscribed, and drop them (docs/floor.md);
 - the collector's store, read every `poll` seconds on a connection of its own (query.py).
 
 Each piece of news is handed to `post`, which runs it on the server's loop; neither thread
@@ -24,23 +26,36 @@ import paho.mqtt.client as mqtt
 import structlog
 
 from shoe_daemon.floor import topics
-from shoe_daemon.floor.mqtt import make_client
+from shoe_daemon.floor.mqtt import make_client, user_properties
 from shoe_floor import query
+from shoe_floor.config import require_keys_dir
 from shoe_floor.pit.board import Board, StoreNews
 from shoe_floor.pit.config import PitConfig
+from shoe_floor.status import Accepted, Refused, StatusCheck
 from shoe_floor.store import Store
+from shoe_floor.table_keys import LodgedKeys, old_directories
 
 ALARM_WINDOW_NS = 24 * 3600 * 1_000_000_000  # a tile counts the floor alarms of a day
+SAY_EVERY = 60.0  # s between two log lines of the same refusal (table, topic, kind)
 
 Post = Callable[[Callable[[Board, int], list[str]]], None]
 
 
 class Feed:
+    """CollectorConfigError (naming `pit.table_keys`) if the lodged keys are not there."""
+
     def __init__(self, config: PitConfig, post: Post, log: Any = None):
         self.config = config
         self.post = post
         self.log = log or structlog.get_logger("shoe_floor")
         self.prefix = config.broker.topic_prefix
+        require_keys_dir(config.table_keys, "pit")
+        for old in old_directories(config.table_keys):
+            self.log.error("pit.old_key_directory", directory=str(old),
+                           fix=LodgedKeys(config.table_keys).move_words(old.name))
+        self.check = StatusCheck(LodgedKeys(config.table_keys, warn=lambda why: self.log.warning(
+            "pit.bad_key_file", why=why)))
+        self._said: dict[tuple[str, str, str], float] = {}  # refusals logged: when
         self.wanted: dict[str, tuple[Any, ...]] = {}  # holds not yet dated: set by the loop
         self._stopping = threading.Event()
         self._poller: threading.Thread | None = None
@@ -74,7 +89,10 @@ class Feed:
         if reason.is_failure:
             self.log.warning("pit.broker_refused", reason=str(reason))
             return
-        client.subscribe([(topics.topic(self.prefix, "+", leaf), 0) for leaf in topics.PUBLIC])
+        # The heads first: their retained copies come first, so that the view and the word
+        # the broker kept are judged against what the table's latest head names as current.
+        client.subscribe([(topics.topic(self.prefix, "+", leaf), 0)
+                          for leaf in sorted(topics.PUBLIC, key=lambda leaf: leaf != topics.HEAD)])
         self.log.info("pit.broker_connected")
         self.post(lambda board, _now: board.connection(True))
 
@@ -84,15 +102,33 @@ class Feed:
 
     def _on_message(self, _c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
         table = topics.table_of(self.prefix, msg.topic)
-        if table is None:
+        leaf = msg.topic.rsplit("/", 1)[-1]
+        if table is None or leaf not in topics.PUBLIC:
             return
         payload, live, arrived = bytes(msg.payload), not msg.retain, time.time_ns()
-        if msg.topic.endswith("/" + topics.STATE):
-            self.post(lambda board, _now: board.state(table, payload, live, arrived))
-        elif msg.topic.endswith("/" + topics.ONLINE):
-            self.post(lambda board, _now: board.online(table, payload, live, arrived))
-        elif msg.topic.endswith("/" + topics.HEAD):
-            self.post(lambda board, _now: board.head(table, payload))
+        verdict = self.check.check(table, leaf, payload, user_properties(msg), msg.retain)
+        if isinstance(verdict, Refused):
+            self._say(table, leaf, verdict)
+            self.post(lambda board, _now: board.refused(table, leaf, verdict.kind, arrived))
+            return
+        if not isinstance(verdict, Accepted):
+            return  # the newest again, or an older copy the broker kept: nothing new
+        stamp = verdict.stamp
+        if leaf == topics.STATE:
+            self.post(lambda board, _now: board.state(table, payload, live, arrived, stamp))
+        elif leaf == topics.ONLINE:
+            self.post(lambda board, _now: board.online(table, payload, live, arrived, stamp))
+        else:
+            self.post(lambda board, _now: board.head(table, payload, arrived))
+
+    def _say(self, table: str, leaf: str, refused: Refused) -> None:
+        """A refusal in the log, once a minute per table, topic and kind (the collector
+        raises the floor alarm)."""
+        key, now = (table, leaf, refused.kind), time.monotonic()
+        if now - self._said.get(key, -SAY_EVERY) >= SAY_EVERY:
+            self._said[key] = now
+            self.log.warning("pit.refused", table=table, topic=leaf, kind=refused.kind,
+                             detail=refused.detail)
 
     # The store's thread.
 

@@ -21,7 +21,8 @@ class Pit:
     def __init__(self, config: PitConfig, log: Any = None):
         self.config = config
         self.log = log or structlog.get_logger("shoe_floor").bind(part="pit")
-        self.board = Board(grace_ns=int(config.behind_grace * 1e9))
+        self.board = Board(grace_ns=int(config.behind_grace * 1e9),
+                           skew_ns=int(config.clock_skew * 1e9))
         self.server = PitServer(self.board, config.host, config.port, log=self.log,
                                 applied=self._applied)
         self.feed = Feed(config, self.server.post, self.log)

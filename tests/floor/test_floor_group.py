@@ -165,14 +165,14 @@ def test_a_gap_waits_for_every_member_this_one_included(tmp_path, certs):
             store.set_member("c2", "shoe-floor", now, now - 3 * S)  # behind the gap
             store.set_member("c3", "shoe-floor", now - 60 * S, 0)  # silent: gone
             store.set_member("x9", "another-group", now, 0)
-        assert c._members_behind(gap) == ["c1", "c2"]
+        assert c._members_behind(gap.seen_ns) == ["c1", "c2"]
         c.clearance.clear_ns = now - S
         c._members_at = float("-inf")
-        assert c._members_behind(gap) == ["c2"]
+        assert c._members_behind(gap.seen_ns) == ["c2"]
         with store.batch():
             store.set_member("c2", "shoe-floor", now, now)
         c._members_at = float("-inf")
-        assert c._members_behind(gap) == []
+        assert c._members_behind(gap.seen_ns) == []
         store.close()
     finally:
         c.stop()

@@ -15,6 +15,7 @@ from shoe_daemon.floor.link import FloorLink
 from shoe_daemon.floor.topics import HEAD, ONLINE, RECORDS, RESEND, STATE, topic
 from shoe_floor.config import CollectorConfigError
 from shoe_floor.pit.config import parse_pit
+from shoe_floor.pit.feed import Feed
 from tests.floor.conftest import PREFIX, Listener, Raw, assert_exact, wait_for
 
 NOT_AUTHORIZED = 0x87  # MQTT 5: the broker's ACL refused the publish
@@ -97,7 +98,8 @@ def settings(**pit: object) -> dict:
     return {"floor": {"broker": "mqtts://floor.example:8883", "username": "shoe-floor",
                       "password_file": "broker.password", "ca_file": "ca.pem",
                       "topic_prefix": "casino/floor"},
-            "collector": {"database": "floor.sqlite3", "client_id": "collector-1"},
+            "collector": {"database": "floor.sqlite3", "client_id": "collector-1",
+                          "table_keys": "table-keys"},
             "pit": {"password_file": "pit.password", **pit}}
 
 
@@ -130,6 +132,18 @@ def test_a_wrong_page_login_is_named(files, pit, named):
     with pytest.raises(CollectorConfigError) as e:
         parse_pit(data, files)
     assert str(e.value).startswith(named), str(e.value)
+
+
+def test_the_page_checks_with_the_collectors_lodged_keys_or_its_own(files):
+    assert parse_pit(settings(), files).table_keys == files / "table-keys"
+    assert parse_pit(settings(table_keys="/srv/keys"), files).table_keys == Path("/srv/keys")
+    data = settings()
+    del data["collector"]["table_keys"]
+    with pytest.raises(CollectorConfigError, match=r"^pit\.table_keys: missing .* the page "
+                                                   "shows only what the tables signed"):
+        parse_pit(data, files)
+    with pytest.raises(CollectorConfigError, match=r"^pit\.table_keys: .* is not a directory"):
+        Feed(parse_pit(settings(), files), lambda news: None)
 
 
 def test_a_wrong_broker_setting_is_still_the_floors(files):

@@ -27,8 +27,9 @@ from shoe_daemon.floor.signing import (
     statement,
 )
 from shoe_floor import chain
-from shoe_floor.signature import Refusal, check_message
-from shoe_floor.table_keys import LodgedKeys, LodgeRefused, lodge
+from shoe_floor.names import directory_for, legacy_directory_for
+from shoe_floor.signature import Refusal, check_message, lodged_key
+from shoe_floor.table_keys import LodgedKeys, LodgeRefused, lodge, old_directories
 
 
 def chained(count: int, prev: str = GENESIS, start: int = 1) -> list[Record]:
@@ -51,9 +52,9 @@ def forged(record: Record, **changes: object) -> Record:
                   fake.prev, chain_hash(fake.prev, fake.content()), fake.mac)
 
 
-@pytest.fixture
-def floor(tmp_path: Path):
-    """Two tables' state directories with keys, lodged under table_keys/."""
+def two_tables(tmp_path: Path) -> tuple[Path, dict[str, Signer]]:
+    """Two tables' state directories with keys, lodged under table_keys/: the directory,
+    and each table's signer."""
     root = tmp_path / "table-keys"
     root.mkdir()
     made = {}
@@ -63,6 +64,11 @@ def floor(tmp_path: Path):
         lodge(root, name, keys.load_current(state).public_pem, name)
         made[name] = Signer(state)
     return root, made
+
+
+@pytest.fixture
+def floor(tmp_path: Path):
+    return two_tables(tmp_path)
 
 
 def check(root: Path, table: str, records: list, props) -> Refusal | Signature:
@@ -329,11 +335,57 @@ def test_lodging_files_a_key_once_and_for_one_table_only(tmp_path):
     with pytest.raises(LodgeRefused, match="contains"):
         lodge(root, "t/2", current.public_pem, "x")
     odd = lodge(root, "table 7 (salon privé)", _fresh_key(tmp_path / "t7"), "x")
-    assert odd[1].parent.name.startswith("table-")  # not a safe file name: a digest
+    assert odd[1].parent.name.startswith("_table-7-salon-priv-")  # not a safe file name
 
 
 def _fresh_key(state: Path) -> bytes:
     return keys.keygen(state).public_pem
+
+
+def test_no_two_table_names_share_a_directory():
+    unsafe = "table 7 (salon privé)"
+    twin = legacy_directory_for(unsafe)  # the name shoe-floor gave it before: a table's too
+    assert twin.startswith("table-") and directory_for(twin) == twin
+    names = [unsafe, twin, "T1", "t1", "T 1", "con", "a.", "x" * 64, "x" * 65, "été", "ete"]
+    dirs = [directory_for(n) for n in names]
+    assert len({d.lower() for d in dirs}) == len(names)  # apart even where case is not
+    assert dirs[2:5] == [f"_t1-{dirs[2][4:]}", "t1", f"_t-1-{dirs[4][5:]}"]
+    assert all(d == n for n, d in zip(names, dirs, strict=True) if not d.startswith("_"))
+    assert all(len(d) <= 64 and d.isascii() and "/" not in d for d in dirs)
+
+
+def test_two_tables_whose_old_directories_met_keep_their_keys_apart(tmp_path):
+    root = tmp_path / "table-keys"
+    unsafe = "table 7 (salon privé)"
+    twin = legacy_directory_for(unsafe)
+    kid1, path1, _ = lodge(root, unsafe, _fresh_key(tmp_path / "a"), "a")
+    kid2, path2, _ = lodge(root, twin, _fresh_key(tmp_path / "b"), "b")
+    assert path1.parent != path2.parent and path2.parent.name == twin
+    lodged = LodgedKeys(root)
+    assert lodged.ids(unsafe) == [kid1] and lodged.ids(twin) == [kid2]
+    assert "lodged for table" in lodged_key(twin, kid1, lodged)  # one key, one table
+
+
+def test_a_key_left_in_its_old_directory_is_named_never_read(tmp_path):
+    """A pit deployed before: `T1`'s keys in `T1/`, an unsafe name's in `table-<digest>/`.
+    Neither is read for its table; lodging and the collector's refusal name the move."""
+    root = tmp_path / "table-keys"
+    unsafe = "table 7 (salon privé)"
+    for name, state in (("T1", "a"), (unsafe, "b")):
+        old = root / legacy_directory_for(name)
+        old.mkdir(parents=True)
+        key = keys.keygen(tmp_path / state)
+        (old / f"{key.key_id}.pub.pem").write_bytes(key.public_pem)
+        lodged = LodgedKeys(root)
+        assert lodged.ids(name) == [] and lodged.legacy(name) == old
+        why = lodged_key(name, key.key_id, lodged)
+        assert f"mv {old} {root / directory_for(name)}" in why, why
+        with pytest.raises(LodgeRefused, match=f"mv {old} "):
+            lodge(root, name, key.public_pem, "x")
+    assert old_directories(root) == [root / "T1"]  # the other may be a table's own
+    assert "unless" in LodgedKeys(root).move_words(unsafe)
+    shutil.move(root / "T1", root / directory_for("T1"))  # the move it names
+    assert LodgedKeys(root).ids("T1") and LodgedKeys(root).legacy("T1") is None
 
 
 def test_lodged_keys_are_read_again_when_needed_and_no_more_often(tmp_path):

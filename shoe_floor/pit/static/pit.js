@@ -19,6 +19,13 @@ const SIDES = {
 };
 const LAMPS = { ready: "READY", waiting: "WAITING", hold: "HOLD", offline: "OFFLINE",
                 unknown: "NO STATE" };
+// Why a message of the table's was not shown (the check's alarm kinds, docs/floor.md).
+const REFUSED = {
+  unsigned: "not signed", "unknown-key": "signed with a key not lodged for the table",
+  "bad-signature": "its signature does not verify", malformed: "not a message of its kind",
+  stale: "older than the table's newest: replayed",
+  "not-current": "the table's newer view has not arrived",
+};
 const ROAD_COLUMNS = 26;
 const ROAD_ROWS = 6;
 
@@ -110,12 +117,21 @@ function backlogWords(n, atLeast) {
 
 // ---- a tile's parts, top to bottom: each is drawn again only when what it shows changed -----
 
+// What the page did not show of the table, and why: its hover says which, why, when.
+function unverifiedBadge(list) {
+  const badge = el("span", "unverified", "UNVERIFIED");
+  badge.title = list.map((u) => u.topic + ": " + (REFUSED[u.kind] || u.kind) +
+    (u.at ? " (" + new Date(u.at).toISOString().slice(11, 19) + " UTC)" : "")).join("\n");
+  return badge;
+}
+
 function drawTop(node, t) {
   node.replaceChildren(
     el("span", "name", t.name || t.table),
     el("span", "house", [t.house, t.name && t.name !== t.table ? t.table : ""]
-      .filter(Boolean).join(" \u00b7 ")),
-    el("span", "lamp " + t.lamp, LAMPS[t.lamp] || t.lamp));
+      .filter(Boolean).join(" \u00b7 ")));
+  if (t.unverified && t.unverified.length) node.append(unverifiedBadge(t.unverified));
+  node.append(el("span", "lamp " + t.lamp, LAMPS[t.lamp] || t.lamp));
 }
 
 function drawShoe(node, t) {
@@ -196,7 +212,7 @@ function drawFoot(f, t) {
 
 // [class, what the part shows (drawn again when this changes), how it is drawn]
 const PARTS = [
-  ["top", (t) => [t.name, t.house, t.table, t.lamp], drawTop],
+  ["top", (t) => [t.name, t.house, t.table, t.lamp, t.unverified], drawTop],
   ["shoe", (t) => [t.shoe, t.coup ? t.coup.number : null, Boolean(t.state)], drawShoe],
   ["state", (t) => [t.game, t.hold ? t.hold.words : t.state_words,
                     t.coup && t.coup.outcome ? [t.coup.outcome, t.coup.punter, t.coup.banker]
@@ -247,6 +263,7 @@ function setData(node, name, value) {
 function draw(tile, t) {
   const node = tile.node;
   setData(node, "lamp", t.lamp);
+  setData(node, "unverified", (t.unverified || []).map((u) => u.topic + ":" + u.kind).join(" "));
   setData(node, "alarm", t.alarms.serious ? "serious" : "");
   setData(node, "shoe", t.shoe ? String(t.shoe.number) : "");
   setData(node, "coup", t.coup ? String(t.coup.number) : "");
@@ -304,7 +321,7 @@ function floor(f) {
   const summary = $("summary");
   summary.replaceChildren(el("span", "", f.tables + " tables"));
   for (const [n, words] of [[f.offline, "offline"], [f.held, "held"],
-                            [f.alarms, "with chain alarms"]]) {
+                            [f.alarms, "with chain alarms"], [f.unverified, "unverified"]]) {
     summary.append(el("span", n ? "bad" : "", " \u00b7 " + n + " " + words));
   }
   const backlog = el("span", f.backlog ? "bad" : "",
