@@ -74,6 +74,7 @@ BARRIER_LOST = 30.0  # s after which a barrier not answered is given up
 STALE = 10.0  # s after which a member's clear time is not waited for (it is gone)
 SKEW = 0.25  # s of clock difference between the group's machines
 SAME_GAP = 60.0  # s in which a gap another member alarmed is not alarmed again
+SHORT_LOOK_EVERY = 0.25  # s between two looks at the store for the tables short by their head
 STATUS_ALARM_EVERY = 60.0  # s between two alarms of one kind about one of a table's topics
 PAYLOAD_KEPT = 16 * 1024  # characters of a refused status message an alarm keeps
 LOCKOUT_RECORD = "console.lockout"  # a table's record: a person's sign-in locked or slowed
@@ -125,6 +126,7 @@ class Collector:
         self._barrier_at = 0.0
         self._barrier = topics.topic(self.prefix, "+", topics.RESEND)  # never subscribed
         self._beat_at = 0.0
+        self._shorts_at = 0.0
         self._members_at = float("-inf")
         self._members: list[Any] = []
         self._stopping = threading.Event()
@@ -573,8 +575,12 @@ class Collector:
         the head, again every `resend_every`; alarmed after `short_grace`; said when whole
         (shoe_floor.shortfall). A table with a gap open is the gap's to ask."""
         now = time.monotonic()
+        if not self.shorts or now - self._shorts_at < SHORT_LOOK_EVERY:
+            return  # a drain makes every table short by its head: one look a moment, not a batch
+        self._shorts_at = now
+        tips = self._open_store().tips(list(self.shorts))
         for table, short in list(self.shorts.items()):
-            tip = self._open_store().tip(table)
+            tip = tips.get(table)
             have = tip.idx if tip is not None else 0
             clear = (self.connected.is_set() and table not in self.gaps
                      and not self._members_behind(short.seen_ns))

@@ -280,6 +280,18 @@ class Store:
                          "group_name = ? AND client_id <> ?", (group, other_than))
         return [Member(*row) for row in rows]
 
+    def tips(self, tables: list[str]) -> dict[str, Tip | None]:
+        """The tables' verified tips as committed now, in one query (None: not anchored; a
+        table the store does not know is left out)."""
+        if self.postgres:
+            rows = self._all("SELECT table_id, tip_idx, tip_hash FROM tables WHERE table_id = "
+                             "ANY(?)", (tables,))
+        else:
+            rows = self._all("SELECT table_id, tip_idx, tip_hash FROM tables WHERE table_id IN "
+                             "(SELECT value FROM json_each(?))", (json.dumps(tables),))
+        return {table: None if digest is None else Tip(idx, digest)
+                for table, idx, digest in rows}
+
     def tip(self, table: str) -> Tip | None:
         """The table's verified tip as committed now (None: unknown or not anchored)."""
         rows = self._all("SELECT tip_idx, tip_hash FROM tables WHERE table_id = ?", (table,))
