@@ -365,6 +365,7 @@ class Collector:
         table stored, each refusal alarmed (once a minute per table, topic and kind, across
         the group); each table's last signed head's `acked`, to compare with the store."""
         heads: dict[str, int] = {}
+        latest: dict[tuple[str, str], bytes] = {}  # (table, state|online): its newest word
         for table, leaf, payload, verdict in statuses:
             if isinstance(verdict, Refused):
                 self._status_alarm(store, table, leaf, verdict, payload, now)
@@ -372,9 +373,12 @@ class Collector:
                 continue  # the broker's older copy (restarted from an older save)
             elif verdict.head is not None:
                 heads[table] = verdict.head.acked  # the retained one again counts too
-            elif isinstance(verdict, Accepted) and leaf == topics.STATE:
-                store.set_state(table, payload, now)
             elif isinstance(verdict, Accepted):
+                latest[(table, leaf)] = payload  # checked in order: the last is the newest
+        for (table, leaf), payload in latest.items():  # one write a table and word a batch
+            if leaf == topics.STATE:
+                store.set_state(table, payload, now)
+            else:
                 store.set_online(table, payload.decode(), now)
         return heads
 
