@@ -443,6 +443,28 @@ def test_baden_banco_solo_punter_may_draw_on_six_without_a_faux_tirage():
     assert r["outcome"] == "banker" and irregular(ev) == [] and r["irregularities"] == []
 
 
+def test_a_free_punters_call_on_seven_is_his_and_never_the_bankers_faux_tirage():
+    # Issue 23: FREE:P alone, the punter on 7 calls CARTE: 003 "nach Belieben" on every
+    # total below a natural, so the coup waits for his call and the card is his. The banker,
+    # still bound, then plays Baden's grid: 4 against a third card 5 draws.
+    machine, ev = play("baden", "SHOE FREE:P DEAL 3C TH 4D 4S")
+    assert coups(ev) == [] and machine.state == "punter_to_declare"
+    ev += [e for m in parse_script("CARTE 5H 2D") for e in machine.handle(m)]
+    r = only_coup(ev)
+    assert r["punter"]["cards"] == ["3C", "4D", "5H"] and r["banker"]["cards"] == ["TH", "4S", "2D"]
+    assert r["outcome"] == "banker" and irregular(ev) == [] and r["irregularities"] == []
+
+
+def test_a_free_punter_on_two_may_stand():
+    # 003 "nach Belieben": free, even a 2 is his call, awaited (bound, the grid draws).
+    machine, ev = play("baden", "SHOE FREE:P DEAL 2C TH QD 4S")
+    assert machine.state == "punter_to_declare"
+    ev += machine.handle(parse_script("RESTE")[0])
+    assert coups(ev) == [] and machine.state == "banker_to_play"
+    bound, _ = play("baden", "SHOE DEAL 2C TH QD 4S")
+    assert bound.state == "punter_drawing"
+
+
 def test_a_free_banker_may_draw_where_the_grid_says_stand():
     # Baden grid row 6, punter's third card 2: R. Bound, his card is a faux tirage; free
     # (FREE:B inside the coup, before his turn), it is his.

@@ -253,7 +253,8 @@ EXPECTED_PUNTER = {
     # 002: "must draw to a zero ... four", "option on five", "must stand on six or seven"
     "eight-pack": ("KKKKKVRR", "KKKKKVRR", ()),
     # 003: 0 bis 4 «Carte», 5 «à Volonté», 6 oder 7 «Reste»
-    "baden": ("KKKKKVRR", "KKKKKVRR", ()),
+    # 003 free (banco solo): "nach Belieben" on every total below a natural (issue 23's ruling)
+    "baden": ("VVVVVVVV", "KKKKKVRR", ()),
     # standard Punto Banco (not printed): Punto draws 0-5
     "baden-punto-banco": ("KKKKKKRR", "KKKKKKRR", tuple(TOTALS)),
     # 004: "must ask" 0-4, 5 "a volente (optional)", 6-7 "declines"

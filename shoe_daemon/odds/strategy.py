@@ -4,7 +4,9 @@ A house's table (shoe_daemon/game/rules.py) gives each punter total and each ban
 `Play`: draw, stand, or option (003's K / R / V). `Choices.of` reads the table a side is bound
 to, or leaves the side free: a free banker may draw or stand in every one of his 88 cells
 (000: "he can play free"; 003's banco solo: "nach Belieben"); a free punter plays the
-house's `punter_rule`, which in every profile still fixes 0-4 and 6-7 and leaves only 5 open.
+house's `punter_rule` where it leaves him one option (5), and his printed table where it
+leaves him every total (003's banco solo): a choice on another total than 5 gains nothing
+against the optimal banker (docs/odds.md, "Left out").
 
 A `Strategy` gives the chance of drawing at every punter total (0..7) and every banker cell;
 an option cell may be mixed (a Fraction), as the game's solution needs.
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 
-from shoe_daemon.game.rules import HouseProfile, Play
+from shoe_daemon.game.rules import HouseProfile, Play, Ruling
 from shoe_daemon.odds.law import CELLS, DECIDING, STOOD
 
 Cell = tuple[int, int]  # (banker's total 0..7, punter's third card 0..9 or STOOD)
@@ -32,6 +34,13 @@ def cell_name(cell: Cell) -> str:
 def _profile_cell(cell: Cell) -> tuple[int, int | None]:
     total, third = cell
     return total, (None if third == STOOD else third)
+
+
+def modelled_free_rule(profile: HouseProfile) -> Mapping[int, Ruling]:
+    """A free punter's rule as the odds model it: the house's free rule, or where that leaves
+    him more than one total (003 banco solo, "nach Belieben"), his printed table."""
+    options = [t for t, ruling in profile.punter_rule.items() if ruling.play is Play.OPTION]
+    return profile.punter_rule if len(options) <= 1 else profile.punter_table
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,7 @@ class Choices:
     def of(cls, profile: HouseProfile, punter_bound: bool = True, banker_bound: bool = True
            ) -> Choices:
         """The choices a profile leaves: each side bound by the house's table, or free."""
-        punter = profile.punter_table if punter_bound else profile.punter_rule
+        punter = profile.punter_table if punter_bound else modelled_free_rule(profile)
         banker = {
             cell: (profile.banker_table[_profile_cell(cell)].play if banker_bound else Play.OPTION)
             for cell in BANKER_CELLS

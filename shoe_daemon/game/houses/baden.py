@@ -119,6 +119,18 @@ _BADEN_PUNTER = rulings(
     ]
 )
 
+_BADEN_FREE_PUNTER = rulings(
+    [
+        (
+            range(0, 8),
+            OPTION,
+            '003 DIE ZIEHUNGSREGEL: "Spielt nur ein Ponte gegen den Bankhalter, können beide '
+            "nach Belieben eine dritte Karte\" (\"zuerst der Ponte und dann die Bank\"); "
+            "issue 23's ruling: a free punter's call is his on any total below a natural",
+        ),
+    ]
+)
+
 _BADEN_PACKS = (
     '003 DIE SPIELKARTEN: "Üblicherweise werden beim Baccara sechs Kartenspiele mit je 52 '
     'Karten verwendet."'
@@ -150,7 +162,7 @@ BADEN = HouseProfile(
         "(banco solo) do both sides play free: the common case binds, so both default to "
         "bound and the croupier frees a banco solo's sides with BTN,FREE (protocol 1.1)"
     ),
-    punter_rule=_BADEN_PUNTER,
+    punter_rule=_BADEN_FREE_PUNTER,
     punter_table=_BADEN_PUNTER,
     banker_table=_baden_banker(),
     face_up=FaceUp.EXPOSED,
