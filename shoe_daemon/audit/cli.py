@@ -1,4 +1,6 @@
-"""`shoe-daemon audit ...`: the command line of the audit (keys, export, verify, prune).
+"""`shoe-daemon audit ...`: the command line of the audit (keys, export, verify); `audit prune`
+reads the daemon's configuration and the floor link's cursor, so the service adds it
+(shoe_daemon/service/prune.py).
 
 service/cli.py adds these commands to the main parser; `python -m shoe_daemon.audit.cli
 audit ...` runs them without it.
@@ -8,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from shoe_daemon.audit import keys, retention
+from shoe_daemon.audit import keys
 from shoe_daemon.audit.export import export
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.audit.verify import public_key_at, verify_export, verify_ledger
@@ -41,8 +44,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="last time (ISO 8601, UTC if no zone), exclusive")
 
 
-def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """`shoe-daemon audit ...`, added to the main parser's subparsers."""
+def add_audit_parser(subparsers: Any) -> Any:
+    """`shoe-daemon audit ...`, added to the main parser's subparsers; its own subparsers, for
+    the service to add `prune`."""
     audit = subparsers.add_parser(
         "audit", help="export the ledger for the regulator, verify it, manage the signing key",
         description="Signed exports of the audit ledger, their verification, and the "
@@ -76,55 +80,7 @@ def add_audit_parser(subparsers: Any) -> argparse.ArgumentParser:
     ve.add_argument("--state-dir", type=Path, help="verify this live ledger instead")
     ve.add_argument("--against", type=Path, action="append", metavar="OUTDIR",
                     help="with --state-dir: also check the ledger still holds this export")
-    pr = sub.add_parser("prune", help="remove exported records older than the retention period",
-                        description="Remove the oldest ledger records once they are older "
-                                    "than the retention period and covered by signed exports "
-                                    "(docs/audit.md, Retention).")
-    pr.add_argument("--config", type=Path, help="the daemon's TOML file: its state_dir and "
-                                                "retention_days")
-    pr.add_argument("--state-dir", type=Path, help="the daemon's state dir")
-    pr.add_argument("--keep-days", type=int, metavar="N",
-                    help="retention period in days (default: retention_days of --config)")
-    pr.add_argument("--dry-run", action="store_true", help="say what would go, remove nothing")
-    return audit
-
-
-def _prune(args: argparse.Namespace) -> int:
-    from shoe_daemon.floor.cursor import acked_index, cursor_path
-    from shoe_daemon.service import config
-
-    state_dir, keep_days = args.state_dir, args.keep_days
-    floor = None
-    if args.config is not None:
-        try:
-            settings = config.load(argparse.Namespace(config=args.config, state_dir=state_dir))
-        except config.ConfigError as e:
-            raise AuditError(str(e)) from e
-        state_dir = settings.state_dir
-        keep_days = settings.retention_days if keep_days is None else keep_days
-        floor = settings.floor is not None
-    if state_dir is None or keep_days is None:
-        raise AuditError("give --config, or --state-dir with --keep-days")
-    if keep_days == 0:
-        print("retention_days is 0: records are kept for ever, nothing pruned")
-        return 0
-    if floor is None:  # no file to say: a table that ever had a floor link has its cursor
-        floor = cursor_path(state_dir).exists()
-    try:
-        acked = acked_index(state_dir) if floor else None
-    except ValueError as e:
-        raise AuditError(f"the floor link's cursor: {e}; nothing pruned") from e
-    if args.dry_run:
-        chosen = retention.plan(state_dir, keep_days, floor_acked=acked)
-        removed = 0
-    else:
-        chosen, removed = retention.prune(state_dir, keep_days, floor_acked=acked)
-    verb = "would remove" if args.dry_run else "removed"
-    span = f" (records {chosen.first}..{chosen.cut - 1})" if chosen.count else ""
-    print(f"{verb} {chosen.count if args.dry_run else removed} records{span}; stopped at record "
-          f"{chosen.cut} because {chosen.bound}; exports relied on: "
-          f"{', '.join(chosen.exports) or 'none'}")
-    return 0
+    return sub
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -148,8 +104,6 @@ def _run(args: argparse.Namespace) -> int:
         print(f"exported records {r['first']}..{r['last']} ({r['count']}), "
               f"{manifest['coups']} coups, to {args.out}; signed by key id {manifest['key_id']}")
         return 0
-    if command == "prune":
-        return _prune(args)
     if command == "verify":
         if (args.export is None) == (args.state_dir is None):
             raise AuditError("give an export directory or --state-dir (one of them)")
@@ -169,11 +123,14 @@ def _run(args: argparse.Namespace) -> int:
     raise AuditError(f"unknown audit command {command!r}")
 
 
-def run_audit(args: argparse.Namespace) -> int:
-    """Run `shoe-daemon audit ...`: 0 done/intact, 1 not intact, 2 could not be done."""
+def run_audit(args: argparse.Namespace,
+              more: Callable[[argparse.Namespace], int | None] | None = None) -> int:
+    """Run `shoe-daemon audit ...`: 0 done/intact, 1 not intact, 2 could not be done. `more`
+    runs the commands the service added (None: not one of them)."""
     prog = f"shoe-daemon audit {args.audit_command}"
     try:
-        return _run(args)
+        done = None if more is None else more(args)
+        return _run(args) if done is None else done
     except VerifyFailed as e:
         print(f"{prog}: FAILED: {e}", file=sys.stderr)
         return 1

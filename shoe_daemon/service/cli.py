@@ -16,6 +16,7 @@ from shoe_daemon.game.houses import PROFILES
 from shoe_daemon.odds import cli as odds
 from shoe_daemon.report import cli as report
 from shoe_daemon.service import config, logs, people_cli, replay
+from shoe_daemon.service.prune import add_prune_parser, prune
 
 if TYPE_CHECKING:
     from shoe_daemon.console.server import ConsoleServer
@@ -64,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
                             "directory, read-only (exit 0 serving, 1 not in play, 3 not running)")
     status.add_argument("--state-dir", type=Path, help="the daemon's state directory")
     status.add_argument("--config", type=Path, help="or the TOML file naming it")
-    audit.add_audit_parser(sub)
+    add_prune_parser(audit.add_audit_parser(sub))
     odds.add_odds_parser(sub)
     report.add_report_parser(sub)
     people_cli.add_people_parser(sub)
@@ -226,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         return _run(args)
     if args.command == "audit":
-        return audit.run_audit(args)
+        return audit.run_audit(args, lambda a: prune(a) if a.audit_command == "prune" else None)
     if args.command == "check-config":
         from shoe_daemon.service.check_config import run_check_config
 
