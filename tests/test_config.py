@@ -29,7 +29,7 @@ def test_file_then_flags(tmp_path: Path):
 @pytest.mark.parametrize(
     ("argv", "named"),
     [
-        (("--state-dir", "/x", "--results", "-"), "'profile' is required"),
+        (("--state-dir", "/x", "--results", "-"), r"'profile' \(--profile\) is required"),
         (("--profile", "nope", "--state-dir", "/x", "--results", "-"), "'profile'"),
         (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--baud", "300"), "'baud'"),
         (("--profile", "baden", "--state-dir", "/x", "--results", "-", "--baud", "fast"),
@@ -246,3 +246,74 @@ def test_check_config_says_the_money_limits(tmp_path):
     f.write_text(f'profile = "baden"\nstate_dir = "{tmp_path}"\nresults = "{tmp_path}/r.jsonl"\n')
     assert "money: not kept (no [money] table): the console takes no stakes" in check(
         config.load(parse("--config", str(f)))).lines
+
+
+# ---- what a person starting the daemon reads (issue 23) ------------------------------------
+
+
+def test_every_missing_required_setting_is_named_at_once():
+    with pytest.raises(config.ConfigError) as refused:
+        config.load(parse())
+    for name in ("'profile' (--profile)", "'state_dir' (--state-dir)", "'results' (--results)"):
+        assert name in str(refused.value)
+
+
+def test_check_config_says_the_display_is_off(tmp_path):
+    from shoe_daemon.service.check_config import check
+
+    on = check(config.load(parse("--profile", "baden", "--state-dir", str(tmp_path),
+                                 "--results", "-"))).lines
+    off = check(config.load(parse("--profile", "baden", "--state-dir", str(tmp_path),
+                                  "--results", "-", "--http", "off"))).lines
+    assert "display: HTTP on 127.0.0.1:8080" in on
+    assert "display: off (no table display served)" in off
+    assert not any("HTTP on off" in line for line in off)
+
+
+def as_another_user() -> list[str]:
+    """Run as nobody when root (whom no mode stops), else as oneself."""
+    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] \
+        if os.geteuid() == 0 else []
+
+
+def test_run_names_an_unwritable_state_directory_before_serving_anything(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="shoe-unwritable-"))  # pytest's own is 0700
+    home.chmod(0o755)
+    state = home / "state"
+    state.mkdir()
+    state.chmod(0o555)
+    results = home / "results.jsonl"
+    done = subprocess.run(
+        [*as_another_user(), sys.executable, "-m", "shoe_daemon.service.cli", "run",
+         "--profile", "baden", "--state-dir", str(state), "--results", str(results),
+         "--port", str(home / "no-shoe"), "--http", "127.0.0.1:0"],
+        capture_output=True, text=True, timeout=60,
+        cwd=Path(__file__).resolve().parent.parent)
+    state.chmod(0o755)
+    shutil.rmtree(home)
+    assert done.returncode == 2, done
+    assert f"setting 'state_dir': {state} is not writable by uid" in done.stderr
+    assert "'results'" not in done.stderr and "Errno" not in done.stderr
+    assert "display.listening" not in done.stdout + done.stderr  # refused before serving
+
+
+def test_a_terminal_log_leaves_out_fields_without_a_value():
+    import io
+
+    import structlog
+
+    from shoe_daemon.service import logs
+
+    out = io.StringIO()
+    logs.configure("console", stream=out)
+    structlog.get_logger("t").info("coup.published", coup=None, frame=7)
+    assert "frame=7" in out.getvalue() and "coup=" not in out.getvalue()
+    out = io.StringIO()
+    logs.configure("json", stream=out)
+    structlog.get_logger("t").info("coup.published", coup=None, frame=7)
+    assert '"coup": null' in out.getvalue()  # the machines keep every field

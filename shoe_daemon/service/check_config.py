@@ -32,20 +32,6 @@ class Findings:
         self.lines.append(text)
 
 
-def _creatable(path: Path) -> str | None:
-    """Why the daemon could not create or write `path` (None if it can)."""
-    probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            return f"{path}: no existing parent"
-        probe = probe.parent
-    if not probe.is_dir():
-        return f"{probe} is not a directory"
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"{probe} is not writable by uid {os.geteuid()}"
-    return None
-
-
 def _transport(c: config.Config, found: Findings) -> None:
     if c.transport == "serial":
         found.say(f"shoe: serial port {c.port} at {c.baud} baud, 8N1")
@@ -83,7 +69,7 @@ def _transport(c: config.Config, found: Findings) -> None:
 def _state(c: config.Config, found: Findings) -> None:
     found.say(f"state: {c.state_dir} (audit ledger ledger.sqlite3, raw captures under "
               "captures/, status.json)")
-    why = _creatable(c.state_dir)
+    why = config.cannot_write(c.state_dir)
     if why:
         found.errors.append(f"setting 'state_dir': {why}")
         return
@@ -91,7 +77,7 @@ def _state(c: config.Config, found: Findings) -> None:
         found.say("results: printed on standard output (the journal, under systemd)")
     else:
         found.say(f"results: one JSON line per validated result appended to {c.results}")
-        why = _creatable(Path(c.results))
+        why = config.cannot_write(Path(c.results))
         if why and not os.access(c.results, os.W_OK):
             found.errors.append(f"setting 'results': {why}")
     try:
@@ -252,9 +238,10 @@ def check(settings: config.Config) -> Findings:
     found.say(f"reopen a lost shoe after {c.reconnect_min} s, doubling up to "
               f"{c.reconnect_max} s")
     _state(c, found)
-    http = getattr(c, "http", None)
-    if http:
-        found.say(f"display: HTTP on {http}")
+    if config.http_address(c.http) is None:
+        found.say("display: off (no table display served)")
+    else:
+        found.say(f"display: HTTP on {c.http}")
         words = data()
         terms = ("the French game terms (Banco, Punto, Égalité, Carte, Reste)"
                  if c.display_terms == "french" else "the language's own game terms")

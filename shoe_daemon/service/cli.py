@@ -80,7 +80,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"shoe-daemon run: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"shoe-daemon run: setting 'state_dir': {e}", file=sys.stderr)
+        print(f"shoe-daemon run: setting 'state_dir': cannot make {settings.state_dir}: "
+              f"{e.strerror or e}", file=sys.stderr)
+        return 2
+    why = config.unusable(settings)
+    if why:
+        print(f"shoe-daemon run: {why}", file=sys.stderr)
         return 2
     logs.configure(settings.log_format)
     log = structlog.get_logger("shoe_daemon").bind(table=settings.table)
@@ -127,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"shoe-daemon run: audit ledger: {e}", file=sys.stderr)
             return 1
         except OSError as e:
-            print(f"shoe-daemon run: setting 'results': {e}", file=sys.stderr)
+            print(f"shoe-daemon run: {config.failed_start(e, settings)}", file=sys.stderr)
             return 2
         except FloorConfigError as e:  # the CA, the certificate or the signing key unusable
             print(f"shoe-daemon run: setting {e}", file=sys.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -248,13 +249,66 @@ def load(args: argparse.Namespace) -> Config:
         flag = getattr(args, s.name, None)
         if flag is not None:
             values[s.name] = _convert(s, flag)
-    for s in SETTINGS:
-        if values[s.name] is None:
-            raise ConfigError(f"setting {s.name!r} is required (--{s.name.replace('_', '-')} "
-                              "or in the --config file)")
+    missing = [s.name for s in SETTINGS if values[s.name] is None]
+    if missing:
+        names = ", ".join(f"{name!r} (--{name.replace('_', '-')})" for name in missing)
+        raise ConfigError(f"setting{'s' if len(missing) > 1 else ''} {names} "
+                          f"{'are' if len(missing) > 1 else 'is'} required: give "
+                          f"{'each' if len(missing) > 1 else 'it'} as a flag or in the "
+                          "--config file")
     config = Config(**values, floor=floor, money=money)
-    _check(config)
+    try:
+        _check(config)
+    except OSError as e:  # a directory on the way that this user may not enter
+        raise ConfigError(failed_start(e, config)) from None
     return config
+
+
+def cannot_write(path: Path) -> str | None:
+    """Why the daemon could not create or write `path` (None if it can), in words."""
+    probe = path
+    try:
+        probe.exists()
+    except OSError as e:
+        return f"{path}: {e.strerror or e} (uid {os.geteuid()})"
+    while not probe.exists():
+        if probe.parent == probe:
+            return f"{path}: no existing parent"
+        probe = probe.parent
+    if probe == path and path.is_file():
+        return None if os.access(path, os.W_OK) else \
+            f"{path} is not writable by uid {os.geteuid()}"
+    if not probe.is_dir():
+        return f"{probe} is not a directory"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"{probe} is not writable by uid {os.geteuid()}"
+    return None
+
+
+def unusable(c: Config) -> str | None:
+    """The first setting naming a place the daemon cannot write (its state directory, its
+    results file), with why; checked before anything is served."""
+    why = cannot_write(c.state_dir)
+    if why:
+        return f"setting 'state_dir': {why}"
+    if c.results != "-":
+        why = cannot_write(Path(c.results))
+        if why:
+            return f"setting 'results': {why}"
+    return None
+
+
+def failed_start(error: OSError, c: Config) -> str:
+    """An OSError met at start in words, with the setting whose file it names."""
+    name = Path(str(error.filename)) if error.filename else None
+    why = error.strerror or str(error)
+    if name is None:
+        return f"cannot start: {why}"
+    if c.results != "-" and name == Path(c.results):
+        return f"setting 'results': {name}: {why}"
+    if name.is_relative_to(c.state_dir):
+        return f"setting 'state_dir': {name}: {why}"
+    return f"{name}: {why}"
 
 
 def _check(c: Config) -> None:

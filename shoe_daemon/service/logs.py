@@ -13,6 +13,12 @@ import structlog
 from shoe_daemon.service import journal
 
 
+def without_none(event: dict[str, Any]) -> dict[str, Any]:
+    """A person reading a terminal needs no `coup=None`: a field without a value is left out
+    (the JSON and journal formats keep it, for the machines that read them)."""
+    return {key: value for key, value in event.items() if value is not None}
+
+
 def configure(fmt: str = "auto", stream: TextIO | None = None, level: int = logging.INFO,
               journal_socket: Path = journal.SOCKET) -> str:
     """Set up structlog; returns the format chosen (`auto` resolved)."""
@@ -28,7 +34,9 @@ def configure(fmt: str = "auto", stream: TextIO | None = None, level: int = logg
         renderer: Any = journal.as_event
         factory = lambda *_: journal.JournalLogger(writer)  # noqa: E731
     elif fmt == "console":
-        renderer = structlog.dev.ConsoleRenderer(colors=stream.isatty())
+        console = structlog.dev.ConsoleRenderer(colors=stream.isatty())
+        renderer = lambda logger, name, event: console(  # noqa: E731
+            logger, name, without_none(event))
     else:
         renderer = structlog.processors.JSONRenderer()
     structlog.configure(
