@@ -144,8 +144,9 @@ def _export(args: argparse.Namespace) -> int:
     for entry in floor["tables"]:
         r = entry["records"]
         print(f"{entry['dir']}: records {r['first']}..{r['last']} ({r['count']}), "
-              f"{entry['coups']} coups")
-        if not entry["complete"]:
+              f"{entry['coups']} coups" + ("; the table stopped at its last record"
+                                           if entry["stopped"] else ""))
+        if not entry["complete"] and not entry["stopped"]:
             print(f"shoe-floor export: {entry['table_id']}: the range ends at the floor's "
                   "verified tip: records after it had not reached the floor (said in its "
                   "manifest)", file=sys.stderr)

@@ -26,8 +26,9 @@ events.jsonl): a store changed after collection is refused, nothing written. The
 need the table's ledger key, which the floor does not hold: the manifest says so. What the
 checks cannot settle is said in each manifest's `floor` section, signed: the floor alarms
 about records of the range (a conflicting copy of a record refused, a gap repaired...), and
-whether the range is known complete (the floor holds a verified record after it) or ends at
-the floor's verified tip.
+whether the range is known complete (the floor holds a verified record after it), ends where
+the table stopped (its last record is its `daemon.stop` and it has said offline since), or
+ends at the floor's verified tip.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ from shoe_floor.names import directory_for
 from shoe_floor.proof import prove
 from shoe_floor.store import Store
 from shoe_floor.table_keys import LodgedKeys
+
+STOPPED = "daemon.stop"  # the record a table commits last when it stops cleanly
 
 FLOOR_FORMAT = "shoe-floor-export/1"
 FLOOR_MANIFEST = "floor-manifest.json"
@@ -163,6 +166,7 @@ def _entry(table: str, name: str, manifest: dict[str, Any], path: Path) -> dict[
     return {"table_id": table, "dir": name, "table": manifest["table"],
             "records": manifest["records"], "chain": manifest["chain"],
             "coups": manifest["coups"], "complete": said["complete"],
+            "stopped": said["stopped"],
             "alarms": len(said["alarms"]),
             "table_keys": said["table_signatures"]["key_ids"],
             "manifest_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
@@ -212,6 +216,9 @@ def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: k
     build.add_file(TAIL, b"".join(map(event_line, tail)))
     build.add_file(TABLE_KEYS, keys_file(proof.keys))
     complete = tip > last
+    # A table that stopped: its last record is its clean stop and it has said offline since.
+    stopped = not complete and build.tail.kind == STOPPED \
+        and query.online_word(store, table) == "offline"
     alarms = query.alarms_in(store, table, first, last, build.earliest, build.latest)
     waiting = query.waiting_from(store, table)
     return build.sign(
@@ -231,7 +238,11 @@ def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: k
                 "key_ids": sorted(proof.keys),
             },
             "complete": complete,
+            "stopped": stopped,
             "open_end": None if complete else (
+                f"the table stopped at record {tip} (its {STOPPED} record) and has said "
+                "offline since: the floor holds everything it committed up to its stop; "
+                "records of a run since, if any, have not reached the floor" if stopped else
                 f"the floor's verified records of this table end at {tip}: records the "
                 "table committed after it, before the range's end, had not reached the "
                 "floor at export" + (f" (records from {waiting} wait behind a gap)"

@@ -84,6 +84,12 @@ def tables(store: Store) -> list[TableRow]:
     return found
 
 
+def online_word(store: Store, table: str) -> str | None:
+    """The table's newest checked online word (`online`, `offline`), None if none yet."""
+    found = rows(store, "SELECT online FROM tables WHERE table_id = ?", (table,))
+    return found[0][0] if found else None
+
+
 def alarm_counts(store: Store, since_ns: int) -> dict[str, list[AlarmCount]]:
     """Each table's floor alarms raised since `since_ns`, by kind, with the latest of each."""
     found: dict[str, list[AlarmCount]] = {}

@@ -280,6 +280,42 @@ def test_a_table_pruned_before_the_floor_saw_it_exports_from_its_retained_start(
     assert audit_verify(out / "t1", out / "floor.pub.pem").returncode == 0
 
 
+def test_a_table_that_stopped_is_exported_to_its_stop_without_a_warning(
+        make_table, collector, collector_toml, database, tmp_path):
+    # Issue 23: a table that stopped cleanly and is stored whole is not "short" at export.
+    collector()
+    stopped = GameTable(make_table("t1"), "baden", 43).connect()
+    running = GameTable(make_table("t2"), "baden", 44).connect()
+    try:
+        stopped.deal(30)
+        running.deal(30)
+        stopped.table.ledger.append("daemon.stop", {"shoe": 1, "coup": None})
+        stopped.link.notify()
+        assert_exact(database, [stopped.table, running.table])
+    finally:
+        stopped.stop()  # says offline
+    wait_for(lambda: {t["table"]: t["online"] for t in Store(database).tables()}.get("t1")
+             == "offline", what="t1's offline word")
+    last = stopped.table.records()[-1].idx
+    try:
+        toml = collector_toml("collector-1")
+        toml.write_text(toml.read_text() + f'\n[export]\nstate_dir = "{tmp_path / "keys"}"\n')
+        assert floor_cli("keygen", "--config", str(toml)).returncode == 0
+        out = tmp_path / "export"
+        done = floor_cli("export", "--config", str(toml), "--out", str(out))
+    finally:
+        running.stop()
+    assert done.returncode == 0, done.stderr
+    assert f"t1: records 1..{last}" in done.stdout and "the table stopped" in done.stdout
+    assert "t1: the range ends" not in done.stderr  # no warning for the table that stopped
+    assert "t2: the range ends at the floor's verified tip" in done.stderr  # still running
+    said = json.loads((out / "t1" / "manifest.json").read_text())["floor"]
+    assert said["complete"] is False and said["stopped"] is True
+    assert f"stopped at record {last}" in said["open_end"]
+    assert json.loads((out / "t2" / "manifest.json").read_text())["floor"]["stopped"] is False
+    assert audit_verify(out / "t1", out / "floor.pub.pem").returncode == 0
+
+
 def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_path):
     """As on a pit whose PostgreSQL is down: exit 2 naming the setting, nothing written."""
     (tmp_path / "secret").write_text("s3cret\n")
