@@ -16,7 +16,9 @@ blocking, by the contract of console/handoff.py; the answers are kept for their 
 - the action's kind and arguments, and the role it needs;
 - its client-made request id: a retry gets the first answer, or waits for it;
 - then the table's own checks, in its loop.
-A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger.
+A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger. A
+fault of the console's own (a ledger the recall cannot read) is a 500 that says only that,
+and is logged with its traceback (`console.fault`): never a 404, never the traceback sent.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from shoe_daemon.console.answers import (
 )
 from shoe_daemon.console.handoff import ADMIT, ANSWER, Inbox, Outcome
 from shoe_daemon.console.people import PeopleFile, Person
+from shoe_daemon.console.recall import NoSuchCoup
 from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
 from shoe_daemon.console.sessions import Session, Sessions
 from shoe_daemon.console.throttle import Attempt, Lockout, NotNow, Throttle, is_screen
@@ -265,6 +268,11 @@ class ConsoleServer(BackgroundServer):
                 response = self._error(e.status, e.reason)
             else:
                 raise
+        except Exception:  # the console's own fault: logged whole, the client told only that
+            if self.log is not None:
+                self.log.exception("console.fault", method=request.method, path=request.path)
+            response = self._error(500, "the console could not answer this: the fault is "
+                                        "logged at the table")
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
         if self.tls:
@@ -536,8 +544,8 @@ class ConsoleServer(BackgroundServer):
         try:
             found = await loop.run_in_executor(None, self.recall, numbers["shoe"],
                                                numbers["coup"])
-        except LookupError as e:
-            raise _Error(404, str(e.args[0]) if e.args else "no such coup") from None
+        except NoSuchCoup as e:
+            raise _Error(404, str(e)) from None
         return self._json(found)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
