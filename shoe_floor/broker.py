@@ -11,7 +11,7 @@ from pathlib import Path
 
 from shoe_daemon.floor.topics import acl_text
 
-__all__ = ["BrokerFiles", "acl_text", "broker_conf"]
+__all__ = ["BROKER_FILES", "DEPLOYED", "BrokerFiles", "acl_text", "broker_conf"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,17 @@ class BrokerFiles:
     acl_file: Path
     persistence_dir: Path
 
+
+#: What each file is, for `shoe-floor broker-conf --help`.
+BROKER_FILES = {
+    "ca_file": "the floor's CA certificate (PEM) the broker's certificate chains to",
+    "cert_file": "the broker's certificate (PEM)",
+    "key_file": "the broker's private key (PEM), readable by mosquitto alone",
+    "password_file": "mosquitto's password file of the floor's logins",
+    "acl_file": "the ACL file `shoe-floor acl` printed",
+    "persistence_dir": "where mosquitto keeps the queued records; Debian's own "
+                       "mosquitto.conf names the default, so the snippet names any other",
+}
 
 DEPLOYED = BrokerFiles(Path("/etc/mosquitto/certs/shoe-floor-ca.pem"),
                        Path("/etc/mosquitto/certs/shoe-floor-broker.pem"),

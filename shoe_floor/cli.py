@@ -6,8 +6,8 @@
     shoe-floor verify DIR [--public-key PEM] [--table-keys DIR]  a floor export, every table
     shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
     shoe-floor lodge-key --config floor.toml TABLE FILE   file a table's public key
-    shoe-floor acl [--prefix P] [--collector NAME] [--pit NAME]   the broker's ACL file
-    shoe-floor broker-conf [--port N] [--bind ADDR]  the broker's configuration snippet
+    shoe-floor acl [--prefix P] [--collector NAME] [--pit NAME] [--feed NAME]   the ACL
+    shoe-floor broker-conf [--port N] [--bind ADDR] [--ca-file F ...]   mosquitto's snippet
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import add_export_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
-from shoe_floor.broker import acl_text, broker_conf
+from shoe_floor.broker import BROKER_FILES, DEPLOYED, BrokerFiles, acl_text, broker_conf
 from shoe_floor.collector import Collector
 from shoe_floor.config import CollectorConfigError, load
 from shoe_floor.export import export_floor, load_config
@@ -73,9 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     acl.add_argument("--prefix", default=DEFAULT_PREFIX)
     acl.add_argument("--collector", default=DEFAULT_COLLECTOR, help="the collector's login")
     acl.add_argument("--pit", default=DEFAULT_PIT, help="the pit page's login")
-    conf = sub.add_parser("broker-conf", help="print the broker's configuration snippet")
+    acl.add_argument("--feed", action="append", default=[], metavar="LOGIN",
+                     help="a read-only records feed (surveillance): reads every table's "
+                          "records and public topics, writes nothing (repeatable)")
+    conf = sub.add_parser("broker-conf", help="print the broker's configuration snippet",
+                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     conf.add_argument("--port", type=int, default=8883)
     conf.add_argument("--bind", default="0.0.0.0")
+    for name, default in vars(DEPLOYED).items():
+        flag = "--" + name.replace("_", "-")
+        conf.add_argument(flag, type=Path, default=default, help=BROKER_FILES[name])
     return parser
 
 
@@ -198,10 +205,11 @@ def _lodge_key(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "acl":
-        sys.stdout.write(acl_text(args.prefix, args.collector, args.pit))
+        sys.stdout.write(acl_text(args.prefix, args.collector, args.pit, tuple(args.feed)))
         return 0
     if args.command == "broker-conf":
-        sys.stdout.write(broker_conf(port=args.port, bind=args.bind))
+        files = BrokerFiles(**{name: getattr(args, name) for name in vars(DEPLOYED)})
+        sys.stdout.write(broker_conf(files, port=args.port, bind=args.bind))
         return 0
     prog = f"shoe-floor {args.command}"
     try:

@@ -151,3 +151,90 @@ def test_a_wrong_broker_setting_is_still_the_floors(files):
     data["floor"]["broker"] = "mqtt://floor.example"
     with pytest.raises(CollectorConfigError, match=r"^floor\.broker: "):
         parse_pit(data, files)
+
+
+FEED = "surveillance"
+
+
+def with_feed(broker) -> None:
+    """The shipped ACL with a read-only records feed (`shoe-floor acl --feed`), and its login;
+    the broker reads both again."""
+    from shoe_floor.broker import acl_text
+
+    broker.files.acl_file.write_text(acl_text(PREFIX, COLLECTOR, PIT, (FEED,)))
+    broker.login(FEED)  # the new login; mosquitto re-reads its files (SIGHUP)
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+def test_a_read_only_feed_reads_every_tables_records_and_writes_nothing(make_table, collector,
+                                                                         database, broker):
+    # Issue 23: surveillance's own login, made by `shoe-floor acl --feed`.
+    with_feed(broker)
+    tables = [make_table("t1"), make_table("t2")]
+    collector()
+    feed = Listener(login(broker, FEED), *(topic(PREFIX, "+", leaf) for leaf in
+                                           (RECORDS, STATE, ONLINE, HEAD)))
+    links = [FloorLink(t.config, t.state_dir, poll=0.1) for t in tables]
+    try:
+        for table, link in zip(tables, links, strict=True):
+            link.start()
+            table.commit(10)
+            link.notify()
+        assert_exact(database, tables)  # the collector has them all as well
+        wait_for(lambda: {t.rsplit("/", 2)[1] for t, _, _ in feed.messages
+                          if t.endswith("/" + RECORDS)} == {"t1", "t2"}, 20,
+                 what="both tables' records at the feed")
+    finally:
+        for link in links:
+            link.stop()
+        feed.close()
+    for name in (topic(PREFIX, "t1", leaf) for leaf in (RECORDS, STATE, ONLINE, HEAD, RESEND)):
+        assert publish(login(broker, FEED), name) == NOT_AUTHORIZED, name
+    for leaf in (RECORDS, STATE, ONLINE, HEAD):  # not a table of its own name
+        assert publish(login(broker, FEED), topic(PREFIX, FEED, leaf)) == NOT_AUTHORIZED, leaf
+
+
+def test_broker_conf_takes_its_files_and_persistence_from_the_command(tmp_path, certs):
+    # Issue 23: the five files and the queue's directory set on the command line, and a
+    # real mosquitto serving TLS from that snippet alone.
+    import socket
+    import ssl
+    import subprocess
+    import sys
+
+    from hil.floor_servers import MOSQUITTO, free_port
+
+    data = tmp_path / "queue"
+    data.mkdir()
+    (tmp_path / "acl").write_text("")
+    (tmp_path / "passwd").write_text("")
+    port = free_port()
+    made = subprocess.run(
+        [sys.executable, "-m", "shoe_floor.cli", "broker-conf", "--port", str(port), "--bind",
+         "127.0.0.1", "--ca-file", str(certs.ca), "--cert-file", str(certs.cert),
+         "--key-file", str(certs.key), "--password-file", str(tmp_path / "passwd"),
+         "--acl-file", str(tmp_path / "acl"), "--persistence-dir", str(data)],
+        capture_output=True, text=True, check=True)
+    conf = made.stdout
+    for path in (certs.ca, certs.cert, certs.key, tmp_path / "passwd", tmp_path / "acl"):
+        assert f" {path}\n" in conf, path
+    assert f"persistence_location {data}/\n" in conf
+    (tmp_path / "mosquitto.conf").write_text(
+        conf + ("user root\n" if __import__("os").geteuid() == 0 else ""))
+    broker = subprocess.Popen([MOSQUITTO, "-c", str(tmp_path / "mosquitto.conf")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        def tls_up() -> bool:
+            context = ssl.create_default_context(cafile=str(certs.ca))
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2) as raw, \
+                        context.wrap_socket(raw, server_hostname="localhost"):
+                    return True
+            except OSError:
+                assert broker.poll() is None, broker.stderr.read().decode()
+                return False
+        wait_for(tls_up, 20, what="mosquitto's TLS listener from the snippet")
+    finally:
+        broker.terminate()
+        broker.wait(20)
+    assert list(data.iterdir()), "mosquitto saved nothing in the persistence directory"
