@@ -21,8 +21,10 @@ from typing import Any
 
 from shoe_daemon.game.rules import Game
 from shoe_daemon.money.amounts import AmountError, is_multiple, to_decimal
+from shoe_daemon.money.display import format_money
 from shoe_daemon.money.players import MAX_PLACES
 from shoe_daemon.money.profile import Limit, MoneyProfile, Term
+from shoe_daemon.money.refusals import Refusal
 
 
 class LimitsError(ValueError):
@@ -71,6 +73,23 @@ class TableLimits:
             nine_min_stake=opt("nine_min_stake"),
             nine_max_stake=opt("nine_max_stake"),
         )
+
+
+def put_down(profile: MoneyProfile, limits: TableLimits, amount: Decimal, what: str,
+             minimum: Term[Any]) -> None:
+    """`amount` is something a player puts down (a stake, a bet, a bank, a bid, a share, a
+    garage): more than nothing (`no_amount`, citing the `minimum` it must reach) and a whole
+    number of the table's chip (`not_a_chip`); else a Refusal saying which."""
+    money = format_money(amount, profile.currency.value, profile.locale.value)
+    if amount == 0:
+        raise Refusal("no_amount", f"a {what} of {money} is nothing: enter the amount "
+                      "put down", minimum.source)
+    if amount < 0:
+        raise Refusal("no_amount", f"a {what} cannot be negative ({money})", minimum.source)
+    if not is_multiple(amount, limits.chip):
+        chip = format_money(limits.chip, profile.currency.value, profile.locale.value)
+        raise Refusal("not_a_chip", f"{money} is not a whole number of the table's chip "
+                      f"({chip})", profile.chip.source)
 
 
 def _text(value: Decimal | None) -> str | None:

@@ -506,11 +506,14 @@ class TableMoney:
             raise Refusal("not_now", "a correction is for a coup dealt and not yet settled; "
                           "before the deal, withdraw the stake and enter it again", API)
         amount = self._amount(f["amount"], "amount")
+        if amount < 0:
+            raise Refusal("no_amount", f"a stake cannot be corrected to less than nothing "
+                          f"({f['amount']}): 0 takes it away", self.profile.min_stake.source)
         shoe, coup = closed.closed
         if isinstance(pre, Round) and pre.bank.amount is None:
             assert self.profile.chemin_de_fer is not None
             raise Refusal("not_offered", "an open bank's sum was fixed by the stakes when "
-                          "betting closed (000 rule 5): it is not entered again; void the coup "
+                          "betting closed: it is not entered again; void the coup "
                           "if it cannot stand", self.profile.chemin_de_fer.open_bank.source)
         table = dataclasses.replace(self, round=pre)
         records: Records = []
@@ -526,8 +529,9 @@ class TableMoney:
                 raise bad("correct: a stake's id, or a new stake's fields, not both")
             table, changed, who = table._corrected(pre, stake_id, amount)
         else:
-            if amount <= 0:
-                raise bad("correct: a new stake needs an amount")
+            if amount == 0:
+                raise Refusal("no_amount", "a stake missed and entered now needs the amount "
+                              "put down, not 0", self.profile.min_stake.source)
             table, changed, who = table._missed(f, amount)
         records += changed
         table, closing = table._op_close({"shoe": shoe, "coup": coup})

@@ -252,7 +252,7 @@ def test_partner_in_the_bank_rule_4() -> None:
     """000 rule 4: "The prescribed minimum stake must be put up by the banker alone. When there
     is a full table of players, he may have a partner for any sum in excess of the minimum." """
     desk = Desk("zoppot-1934", range(1, 9))
-    with pytest.raises(Refusal, match="full table") as caught:
+    with pytest.raises(Refusal, match="every place is taken") as caught:
         desk.do("take_bank", who="seat 1", amount="1000", partner="seat 5",
                 partner_amount="300")
     assert caught.value.code == "partner"
