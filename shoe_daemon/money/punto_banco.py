@@ -220,7 +220,7 @@ def settle(profile: MoneyProfile, closed: BetRound, result: Result) -> Settlemen
     return Settlement(profile=profile.name, shoe=result.shoe, coup=result.coup,
                       outcome=result.outcome, currency=currency, lines=tuple(lines),
                       commission=commission, counts=not result.void,
-                      rules=tuple(dict.fromkeys(applied)))
+                      rules=tuple(dict.fromkeys(applied)), order="punto_banco.payment_order")
 
 
 def _win(who: str, b: BoxBet, times: Decimal, taxe: Decimal) -> Line:
