@@ -11,9 +11,10 @@ A ledger stays valid under the rules it was written with. Four things changed in
 - **Baden's bank after a win not fully covered.** A settlement written before kept the
   uncovered part in the bank (the new bank 1,370 in 003's worked example) until the banker
   asked for the Schokolade; today's sets it aside at once (1,170, the settlement's
-  `bank.set_aside`). A settlement without `set_aside` at a house that sets the Schokolade
-  aside was written by the earlier reading, and is played again by it (`schokolade_asked`;
-  the `settle` op's `before_issue_20`).
+  `bank.set_aside`) unless the table is configured `schokolade = "asked"`. A settlement
+  without `set_aside` at a house that sets the Schokolade aside was written by the earlier
+  reading (or at such a table), and is played again by it (`schokolade_asked`; the `settle`
+  op's `schokolade: "asked"`).
 - **The minimum of players begins a game.** Before, every stake was refused while fewer
   than the house's minimum sat; now the game's first bank is (`Bank.take`), and a stake
   never. A bank taken before issue 20 was not counted, and its `take` record has no
@@ -22,8 +23,8 @@ A ledger stays valid under the rules it was written with. Four things changed in
 - **The settlement says its order.** Its lines came in the house's payment order before
   too; today's record says so (`order`: the term), and `current_form` adds it.
 
-An op with `before_issue_20: true` is one played again from such a record; the console
-never sends it (its actions' fields are the API's).
+A `take_bank` op with `before_issue_20: true` is one played again from such a record; the
+console never sends it (its actions' fields are the API's), nor a `settle` op (the shoe's).
 """
 
 from __future__ import annotations

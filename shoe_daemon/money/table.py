@@ -28,8 +28,10 @@ and how `audit verify` checks the money (`shoe_daemon.money.verify`).
 | `settle` | `result` | the published `coup.result` line of the closed coup |
 | `new_shoe` | `shoe` | the shoe's `BTN,SHOE` |
 
-`take_bank` and `settle` take `before_issue_20: true` when they play a record written
-before issue 20 again, by the rules it was written with (legacy.py).
+`settle` takes `schokolade: "asked"` when it plays again a settlement recorded so (a table
+configured `schokolade = "asked"`, or a ledger written before issue 20), and `take_bank`
+takes `before_issue_20: true` for a bank taken before the players were counted at it
+(legacy.py).
 
 A supervisor's (the console says who may: the money refuses by the rules only):
 
@@ -55,8 +57,10 @@ from shoe_daemon.money.chemin_de_fer import settle as settle_chemin_de_fer
 from shoe_daemon.money.chemin_de_fer import unbanked
 from shoe_daemon.money.legacy import EARLIER
 from shoe_daemon.money.limits import (
+    ASKED,
     CHEMIN_DE_FER_KEYS,
     PUNTO_BANCO_KEYS,
+    SET_ASIDE,
     LimitsError,
     TableLimits,
     table_limits,
@@ -94,7 +98,7 @@ OPS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     "bet": (frozenset({"box", "bet", "amount"}), frozenset()),
     "withdraw": (frozenset({"stake"}), frozenset()),
     "close": (frozenset({"shoe", "coup"}), frozenset()),
-    "settle": (frozenset({"result"}), frozenset({EARLIER})),
+    "settle": (frozenset({"result"}), frozenset({"schokolade"})),
     "new_shoe": (frozenset({"shoe"}), frozenset()),
     "limits": (frozenset({"by", "reason"}),
                frozenset({"source", *CHEMIN_DE_FER_KEYS, *PUNTO_BANCO_KEYS})),
@@ -397,7 +401,9 @@ class TableMoney:
     def _op_settle(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         if not isinstance(f["result"], Mapping):
             raise bad("result is the coup.result line")
-        asked = _earlier(f)
+        asked = f.get("schokolade", SET_ASIDE)
+        if asked not in (SET_ASIDE, ASKED):
+            raise bad(f"schokolade is {SET_ASIDE!r} or {ASKED!r}, not {asked!r}")
         try:
             result = Result.of_line(f["result"])
         except RecordError as error:
@@ -412,8 +418,9 @@ class TableMoney:
                           f"{result.coup} (closed: {dealt})", API)
         try:
             if isinstance(closed, Round):
-                settlement = settle_chemin_de_fer(self.profile, closed, result,
-                                                  schokolade_asked=asked)
+                settlement = settle_chemin_de_fer(
+                    self.profile, closed, result,
+                    schokolade_asked=ASKED in (asked, closed.limits.schokolade))
             else:
                 settlement = settle_punto_banco(self.profile, closed, result)
         except RecordError as error:
@@ -798,6 +805,8 @@ def settings_of(limits: TableLimits, cdf: bool) -> dict[str, Any]:
     if cdf:
         out |= {"places": limits.places, "min_bank": text(limits.min_bank),
                 "max_bank": text(limits.max_bank)}
+        if limits.schokolade == ASKED:
+            out["schokolade"] = ASKED
     else:
         out |= {"boxes": limits.places, "nine_min_stake": text(limits.nine_min_stake),
                 "nine_max_stake": text(limits.nine_max_stake)}
