@@ -55,7 +55,7 @@ from shoe_daemon.money.amounts import ZERO, AmountError, add
 from shoe_daemon.money.bank import Bank, Phase
 from shoe_daemon.money.chemin_de_fer import settle as settle_chemin_de_fer
 from shoe_daemon.money.chemin_de_fer import unbanked
-from shoe_daemon.money.legacy import EARLIER
+from shoe_daemon.money.legacy import EARLIER, current_form
 from shoe_daemon.money.limits import (
     ASKED,
     CHEMIN_DE_FER_KEYS,
@@ -652,7 +652,7 @@ class TableMoney:
         except RecordError as error:
             raise bad(str(error)) from None
         corrected = settlement.to_dict()
-        if corrected == dict(last.recorded):
+        if corrected == current_form(last.recorded):
             raise Refusal("not_now", "the settlement recorded is already the one "
                           f"{'a void coup gives' if how == 'void' else 'the rules give'}: "
                           "nothing to correct", self.profile.void.source if how == "void"
@@ -750,7 +750,8 @@ class TableMoney:
         rules gave when it was played again (a ledger written by earlier software): what a
         supervisor's `reopen` then corrects."""
         last = self.last
-        if last is None or (settlement.get("shoe"), settlement.get("coup")) != last.where:
+        if last is None or (settlement.get("shoe"), settlement.get("coup")) != last.where or \
+                current_form(settlement) == last.recorded:  # the same, spelled as before
             return self
         return dataclasses.replace(self, last=dataclasses.replace(last,
                                                                   recorded=dict(settlement)))
