@@ -7,17 +7,7 @@ from __future__ import annotations
 import pytest
 
 from shoe_daemon.money.bank import Bank
-from shoe_daemon.money.refusals import Refusal
-from tests.money.support import Desk, amounts, profile
-
-
-def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
-    before = desk.table
-    with pytest.raises(Refusal) as caught:
-        desk.do(op, **fields)
-    assert caught.value.code == code, caught.value
-    assert desk.table is before
-    return caught.value
+from tests.money.support import Desk, amounts, profile, refused
 
 
 def full(name: str) -> Desk:

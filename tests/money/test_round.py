@@ -10,19 +10,10 @@ import pytest
 from shoe_daemon.money.legacy import uncounted
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.steps import StepReader
-from tests.money.support import CHEMIN_DE_FER, Desk, profile
+from tests.money.support import CHEMIN_DE_FER, Desk, profile, refused
 
 FULL = range(1, 10)
 
-
-def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
-    """The action is refused with `code`, and nothing changed."""
-    before = desk.table
-    with pytest.raises(Refusal) as caught:
-        desk.do(op, **fields)
-    assert caught.value.code == code, caught.value
-    assert desk.table is before
-    return caught.value
 
 
 def banked(name: str, amount: str = "800", seated=None, **more: object) -> Desk:

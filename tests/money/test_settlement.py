@@ -14,7 +14,7 @@ from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import Settlement
 from shoe_daemon.money.table import settings_of
 from shoe_daemon.money.verify import check_settlement, settle_round
-from tests.money.support import CHEMIN_DE_FER, Desk, amounts, limits, line, profile
+from tests.money.support import CHEMIN_DE_FER, Desk, amounts, limits, line, profile, refused
 
 
 def banked(name: str, amount: str, seated=None, **more: object) -> Desk:
@@ -24,15 +24,6 @@ def banked(name: str, amount: str, seated=None, **more: object) -> Desk:
     desk.do("take_bank", who="seat 1", amount=amount)
     return desk
 
-
-def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
-    """The action is refused with `code`, and nothing changed."""
-    before = desk.table
-    with pytest.raises(Refusal) as caught:
-        desk.do(op, **fields)
-    assert caught.value.code == code, caught.value
-    assert desk.table is before
-    return caught.value
 
 
 def round_record(desk: Desk) -> dict:
