@@ -735,3 +735,24 @@ def test_the_earlier_reading_is_no_way_around_the_rules(tmp_path: Path, capsys) 
     err = failed(capsys, out_dir)
     assert f"record {seen['i'] + 1} " in err, err  # the bank settled: not the one recorded
     assert "money.bank settled" in err and "the rules give" in err
+
+
+def test_an_edit_in_a_ledger_written_before_issue_20_is_named_by_what_it_changed(
+        tmp_path: Path, capsys) -> None:
+    """In a ledger of the earlier form, a bank's record edited after the fact is named by the
+    field edited, not by how the earlier software spelled a place (`in_turn: 3`)."""
+    state = table(tmp_path, "baden", seed=5, shoes=2, earlier=True)
+    out_dir = tmp_path / "export"
+    write_export(state, out_dir)
+    seen: dict[str, Any] = {}
+
+    def edit(records: Records) -> None:
+        i = at(records, "money.bank", lambda b: b["change"] == "settled"
+               and isinstance(b["bank"]["in_turn"], int))
+        records[i]["body"]["bank"]["uncovered"] = "5.00"
+        seen["i"] = records[i]["idx"]
+
+    forge(out_dir, state, edit)
+    err = failed(capsys, out_dir)
+    assert f"record {seen['i']} " in err, err
+    assert "bank.uncovered: recorded '5.00', the rules give '0.00'" in err, err
