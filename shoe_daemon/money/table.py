@@ -199,10 +199,12 @@ class TableMoney:
         player = Player(seat=place)
         if self.bank.phase is Phase.HELD and player in (self.bank.holder, self.bank.partner):
             raise Refusal("seating", f"{player} holds the bank: it is given up first", API)
-        if self.round is not None and (self.round.closed is not None or any(
-                s.who == player for s in self.round.stakes)):
+        if isinstance(self.round, Round) and any(s.who == player for s in self.round.stakes):
             raise Refusal("seating", f"{player} has a stake in the coup: it is withdrawn or "
                           "settled first", API)
+        if self.round is not None and self.round.closed is not None:
+            raise Refusal("seating", "the coup is dealt: a player leaves after its "
+                          "settlement (where the bank passes counts him till then)", API)
         return self._seated(self.seating.occupied - {place}, place, "leave")
 
     def _seated(self, occupied: frozenset[int], place: int, what: str
