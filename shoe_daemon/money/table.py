@@ -787,6 +787,7 @@ class TableMoney:
             out["bank"] = self.bank.to_dict()
             out["turn"] = self.bank.turn(self.seating)
             out["may"] = self._may()
+            out["begun"] = self.bank.begun  # the game's first bank was taken (issue 20)
         out["round"] = None if current is None else current.to_record()
         out["carried"] = bets_state(self.profile, self.carried)
         out["correctable"] = current is not None and current.closed is not None and \
