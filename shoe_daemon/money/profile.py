@@ -130,7 +130,7 @@ class CheminDeFerMoney:
     """The bank, the stakes and the bank's succession at a Chemin de fer table."""
 
     places: Term[int]  # seats at the table (the configuration may say otherwise)
-    min_players: Term[int]  # seated players, the banker included, before a coup is played
+    min_players: Term[int]  # seated players, the banker included, to begin a game: its 1st bank
     first_banker: Term[str]  # the lowest occupied place
     prime: Term[str]  # the order of priority: from the banker's right, place by place
     kinds: Mapping[Kind, Term[bool]]  # each kind of play: offered here?
@@ -179,6 +179,7 @@ class PuntoBancoMoney:
     chance_limits: Term[Limit]  # minimum and maximum of Punto, Banco and Egalité
     nine_limits: Term[Limit]  # minimum and maximum of the Swiss Nine bets
     closing: Term[str]
+    payment_order: Term[str]  # the settlement's lines in the order they are paid
 
     def __post_init__(self) -> None:
         missing = [b for b in Bet if b not in self.pays]

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from shoe_daemon.money.amounts import CONTEXT, ZERO, add, is_multiple
+from shoe_daemon.money.amounts import CONTEXT, ZERO, add
 from shoe_daemon.money.display import format_money
-from shoe_daemon.money.limits import TableLimits
+from shoe_daemon.money.limits import TableLimits, put_down
 from shoe_daemon.money.players import Player, Seating
 from shoe_daemon.money.profile import (
     CheminDeFerMoney,
@@ -174,7 +174,7 @@ class Round:
         if amount is None:
             raise refuse("bad_request", "a banco with the table needs the punter's stake",
                          rules.kinds[Kind.WITH_TABLE])
-        self._chips(amount)
+        put_down(self.profile, self.limits, amount, "stake", self.profile.min_stake)
         least = CONTEXT.multiply(bank, rules.with_table_share.value)
         if amount < least:
             raise refuse("with_table_share", f"a banco with the table stakes at least "
@@ -262,6 +262,25 @@ class Round:
         current, records = current._remove(ids, "withdrawn")
         return current, [*records, *changed]
 
+    def within(self, why: str) -> tuple[Round, Records]:
+        """The round held against a bank made smaller while betting is open (003's
+        Schokolade): a banco solo or banco, which plays the whole bank, is returned with
+        its shares; the other stakes the bank binds stand in the order they were placed
+        while the bank covers them, and the rest are returned whole (`why`)."""
+        bank = self.bank.amount
+        assert bank is not None
+        gone = {s.id for s in self.stakes if s.kind in (StakeKind.BANCO_SOLO, StakeKind.BANCO)}
+        gone |= {s.id for s in self.stakes if s.of in gone}
+        covered = ZERO
+        for s in self.stakes:
+            if s.id in gone or self._beyond_bank(s):
+                continue
+            if CONTEXT.add(covered, s.value) > bank:
+                gone.add(s.id)
+            else:
+                covered = CONTEXT.add(covered, s.value)
+        return self._remove([s.id for s in self.stakes if s.id in gone], why)
+
     def _changed(self, banco: Stake, own: Decimal) -> tuple[Round, Records]:
         """The banco player's own part, after a share is taken or given back."""
         currency = self.profile.currency.value
@@ -314,13 +333,9 @@ class Round:
                          "until the coup is settled", self.rules.closing)
 
     def _betting(self) -> None:
-        """A new stake: betting is open and enough players are seated."""
+        """A new stake: betting is open. The minimum of players begins a game (its first
+        bank, `Bank.take`); a hand under way goes on when a player leaves (issue 20)."""
         self._open()
-        seated = len(self.seating.occupied)
-        if seated < self.rules.min_players.value:
-            raise refuse("too_few_players", f"{seated} players are seated; "
-                         f"{self.profile.name} plays with at least "
-                         f"{self.rules.min_players.value}", self.rules.min_players)
 
     def _punter(self, who: Player, banco: bool) -> None:
         rules = self.rules
@@ -349,14 +364,8 @@ class Round:
             raise refuse("bad_request", "an outsider's stake goes in the middle of the table, "
                          "not at a box", rules.outsiders)
 
-    def _chips(self, amount: Decimal) -> None:
-        chip = self.limits.chip
-        if amount <= 0 or not is_multiple(amount, chip):
-            raise refuse("not_a_chip", f"{self.money(amount)} is not a whole number of the "
-                         f"table's chip ({self.money(chip)})", self.profile.chip)
-
     def _stake_limits(self, who: Player, amount: Decimal) -> None:
-        self._chips(amount)
+        put_down(self.profile, self.limits, amount, "stake", self.profile.min_stake)
         if amount < self.limits.min_stake:
             raise refuse("below_minimum", f"{self.money(amount)} is below the minimum stake "
                          f"{self.money(self.limits.min_stake)}", self.profile.min_stake)

@@ -7,11 +7,14 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from shoe_daemon.game import results
 from shoe_daemon.game.rules import Game, swiss_nine
 from shoe_daemon.money.houses import MONEY_PROFILES
 from shoe_daemon.money.limits import TableLimits, table_limits
 from shoe_daemon.money.profile import MoneyProfile
+from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney
 
 #: The `[money]` settings each profile needs (the values its seed leaves to the table).
@@ -56,6 +59,16 @@ def line(name: str, shoe: int, coup: int, outcome: str,
                                irregularities=(), swiss_nine=nine)
 
 
+def refused(desk: Desk, code: str, op: str, **fields: Any) -> Refusal:
+    """The action is refused with `code`, and nothing changed."""
+    before = desk.table
+    with pytest.raises(Refusal) as caught:
+        desk.do(op, **fields)
+    assert caught.value.code == code, caught.value
+    assert desk.table is before
+    return caught.value
+
+
 class Desk:
     """A croupier at a table: actions in, records kept, every step remembered for replay."""
 
@@ -77,11 +90,14 @@ class Desk:
 
     def coup_played(self, outcome: str, **cards: Any) -> dict[str, Any]:
         """Close the round for the next coup and settle it; the settlement record."""
+        return self.coup_played_records(outcome, **cards)[0]
+
+    def coup_played_records(self, outcome: str, **cards: Any) -> list[dict[str, Any]]:
+        """Close the round for the next coup and settle it; the settlement's records."""
         self.coup += 1
         self.do("close", shoe=self.shoe, coup=self.coup)
-        records = self.do("settle", result=line(self.profile.name, self.shoe, self.coup,
-                                                outcome, **cards))
-        return records[0]
+        return self.do("settle", result=line(self.profile.name, self.shoe, self.coup,
+                                             outcome, **cards))
 
     @property
     def bank(self) -> Mapping[str, Any]:

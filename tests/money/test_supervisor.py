@@ -211,8 +211,7 @@ def test_a_coup_found_void_after_its_settlement_returns_every_stake() -> None:
 def test_a_bank_that_ended_comes_back_with_its_set_aside_handed_back() -> None:
     desk = worked_example()
     closed(desk)
-    settled(desk, "banker")
-    desk.do("schokolade")
+    settled(desk, "banker")  # the Schokolade, Fr. 200, set aside (003, issue 20)
     desk.do("stake", who="seat 3", amount="500")
     closed(desk)
     settled(desk, "punter")  # the bank ends: the banker is paid his Schokolade
@@ -296,3 +295,17 @@ def test_an_unreadable_snapshot_names_what_is_wrong() -> None:
         TableMoney.from_snapshot(desk.profile, {**snapshot, "bank": {"phase": "nowhere"}})
     with pytest.raises(RecordError, match="not a zoppot-1934"):
         TableMoney.from_snapshot(profile("zoppot-1934"), snapshot)
+
+
+def test_a_settlement_spelled_as_before_issue_20_is_the_same_settlement() -> None:
+    """A settlement recorded before issue 20 that differs from today's only in how it names
+    a player (`passes_to: 2`) and in not saying its order is not a settlement to reopen."""
+    desk = worked_example()
+    closed(desk)
+    settlement = settled(desk, "punter")[0]
+    assert settlement["bank"]["passes_to"] == "seat 2"
+    old = {k: v for k, v in settlement.items() if k != "order"}
+    old["bank"] = {**settlement["bank"], "passes_to": 2}
+    assert desk.table.with_recorded(old) is desk.table
+    with pytest.raises(Refusal, match="already the one the rules give"):
+        desk.table.apply({"op": "reopen", "how": "rules", **ANA})
