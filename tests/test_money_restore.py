@@ -158,3 +158,24 @@ def test_seats_and_the_bank_taken_before_the_first_frame_outlive_a_restart(tmp_p
         play.shoe()
         settlement = play.coup("banker")
         assert settlement["bank"]["before"] == "800.00"
+
+
+def test_a_ledger_written_before_issue_20_restores_without_a_mismatch(tmp_path: Path) -> None:
+    """A ledger of the earlier form (places as numbers, Baden's bank kept whole until the
+    Schokolade was asked) is played again by the rules it was written with: the restore
+    finds the records it recorded, spelled as they were then (money/legacy.py)."""
+    from structlog.testing import capture_logs
+
+    from tests.console_support import console_table
+    from tests.money.support import SETTINGS
+    from tests.money_ledger import MoneyTable
+
+    state = tmp_path / "state"
+    MoneyTable(state, "baden", seed=5, shoes=2, earlier=True).run()
+    with capture_logs() as logs, console_table(state, "baden", money=SETTINGS["baden"]):
+        pass
+    events = [e["event"] for e in logs]
+    assert "ledger.restored" in events, events
+    assert "money.replay_refused" not in events and "money.refused" not in events
+    assert "money.replay_mismatch" not in events, [e for e in logs
+                                                    if e["event"] == "money.replay_mismatch"]

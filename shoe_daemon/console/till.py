@@ -22,12 +22,14 @@ of the shoe it restores from, `restore`), and `shoe-daemon replay --console`.
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
 from shoe_daemon.money.bank import Phase
 from shoe_daemon.money.display import format_bank
 from shoe_daemon.money.houses import get_money_profile
+from shoe_daemon.money.legacy import EARLIER, schokolade_asked, uncounted
 from shoe_daemon.money.limits import TableLimits
 from shoe_daemon.money.profile import Bet, Kind, MoneyProfile
 from shoe_daemon.money.refusals import Refusal
@@ -78,6 +80,8 @@ class Till:
         self.settlement: dict[str, Any] | None = None  # the last coup's, as settled
         self.faults: list[str] = []  # moments the money could not follow (said on the console)
         self.version = 0  # moves with every change: the console's summary is built again
+        self._settled: deque[Mapping[str, Any]] = deque()  # a restore's, as recorded
+        self._taken: deque[Mapping[str, Any]] = deque()
         self._pending: Records = []
 
     @classmethod
@@ -93,7 +97,20 @@ class Till:
 
     def act(self, kind: str, args: Mapping[str, str], by: str) -> Records:
         """A console action's op; Refusal (nothing changed) if the rules refuse it."""
-        return self.apply(op_of(kind, args, by))
+        op = op_of(kind, args, by)
+        # A restore: the bank taken as it was then.
+        if kind == "take_bank" and self._taken and uncounted(self._taken.popleft()):
+            op[EARLIER] = True
+        return self.apply(op)
+
+    def as_recorded(self, recorded: Records) -> None:
+        """For a restore: the money records the ledger holds since the shoe restored from, so
+        that each bank taken and each coup settled is played again by the reading it was
+        written with (a ledger written before issue 20: money/legacy.py), in their order;
+        `[]` when the restore is done."""
+        self._settled = deque(r for r in recorded if r.get("event") == "money.settlement")
+        self._taken = deque(r for r in recorded
+                            if r.get("event") == "money.bank" and r.get("change") == "take")
 
     def apply(self, op: Mapping[str, Any]) -> Records:
         try:
@@ -117,6 +134,8 @@ class Till:
                 op = {"op": "close", "shoe": moment[1], "coup": moment[2]}
             else:
                 op = {"op": "settle", "result": moment[1]}
+                if self._settled and schokolade_asked(self.profile, self._settled.popleft()):
+                    op["schokolade"] = "asked"  # a restore: settled then by that reading
             try:
                 self.money, records = self.money.apply(op)
             except Refusal as refusal:
