@@ -102,29 +102,42 @@ def sign_in(t: Touches) -> None:
                        "document.getElementById('money-panel').dataset.money === 'on'")
 
 
-def amount(t: Touches, figure: str) -> None:
-    for key in figure:
-        t.tap(f"[data-amount-key='{key}']")
+def chips(t: Touches, figure: str) -> None:
+    """The amount from the house's chips, the largest first (Fr. 800: 500, 200, 100)."""
+    offered = sorted((int(v) for v in t.page.evaluate(
+        "[...document.querySelectorAll('#chips [data-chip]')].map((b) => b.dataset.chip)")),
+        reverse=True)
+    left = int(figure)
+    for value in offered:
+        while left >= value:
+            t.tap(f"#chips [data-chip='{value}']")
+            left -= value
+    assert left == 0, figure
+
+
+def chosen(t: Touches, place: int) -> None:
+    """The player touched, unless the page offers him already (the next in Prime order)."""
+    if t.page.get_attribute(f"#seats [data-seat='{place}']", "aria-pressed") != "true":
+        t.tap(f"#seats [data-seat='{place}']")
 
 
 def seat(t: Touches, place: int) -> None:
     t.tap(f"#seats [data-seat='{place}']")
-    t.tap("#plays [data-kind='sit']")
     wait_until(t.page, f"document.querySelector(\"#seats [data-seat='{place}']\")"
                        ".dataset.occupied === 'true'")
 
 
 def take_bank(t: Touches, place: int, figure: str) -> None:
-    t.tap(f"#seats [data-seat='{place}']")
-    amount(t, figure)
+    chosen(t, place)
+    chips(t, figure)
     t.tap("#plays [data-kind='take_bank']")
     wait_until(t.page, "document.getElementById('bank-line').textContent.includes('800')")
 
 
 def stake(t: Touches, place: int, figure: str, n: int) -> None:
-    t.tap(f"#seats [data-seat='{place}']")
-    amount(t, figure)
-    t.tap("#plays [data-kind='stake']")
+    chosen(t, place)
+    chips(t, figure)
+    t.tap("#plays [data-kind='stake']:not([data-over])")
     wait_until(t.page, f"document.querySelectorAll('#stakes-list li').length === {n}")
 
 
