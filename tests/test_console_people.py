@@ -148,3 +148,24 @@ def test_people_in_code_are_what_the_fixture_says():
     assert [p[0] for p in PEOPLE] == ["ana", "bob", "cy"]
     assert Person("x", "X", Role.CROUPIER).public() == {"id": "x", "name": "X",
                                                         "role": "croupier"}
+
+
+def test_add_with_a_pin_and_a_badge_reads_two_lines_and_says_which_is_missing(tmp_path):
+    """`people add --pin --badge` off a terminal reads the PIN's line, then the badge's; its
+    --help says so, and a missing second line is refused saying which, with nothing saved."""
+    state = tmp_path / "state"
+    helped = cli("add", "--help")
+    assert "the PIN first, then the badge" in " ".join(helped.stdout.split())
+    args = ("add", "eve", "--name", "Eve", "--role", "supervisor", "--pin", "--badge",
+            "--state-dir", str(state))
+    short = cli(*args, stdin="8642\n")
+    assert short.returncode == 2
+    assert "standard input needs 2 lines, the PIN, then the badge; line 2 (the badge) is " \
+           "missing" in short.stderr
+    assert "8642" not in short.stderr + short.stdout
+    assert not (state / "people.json").exists() or \
+        people_paths(state).load().get("eve") is None
+    done = cli(*args, stdin="8642\nEVE-1\n")
+    assert done.returncode == 0, done.stderr
+    roster = people_paths(state).load()
+    assert roster.check_pin("eve", "8642") is not None and roster.by_badge("EVE-1") is not None

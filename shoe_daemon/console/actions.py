@@ -27,6 +27,7 @@ records, which the table commits with the action. A `Refusal` of the money's is 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -84,23 +85,56 @@ class Table(Protocol):
 
 
 @dataclass(frozen=True)
+class Approval:
+    """A supervisor's approval of one action on another person's screen: who, as what, by
+    which method (her PIN or badge, checked by the console's server; never kept)."""
+
+    person: str
+    role: Role
+    method: str  # pin or badge
+
+    def record(self) -> dict[str, str]:
+        return {"person": self.person, "role": self.role.value, "method": self.method}
+
+    @classmethod
+    def of_record(cls, body: Mapping[str, Any]) -> Approval:
+        return cls(body["person"], Role(body["role"]), body["method"])
+
+
+@dataclass(frozen=True)
 class Action:
-    """One action as the ledger records it (kind `action`): never a secret."""
+    """One action as the ledger records it (kind `action`): never a secret. `by` is the
+    signed-in person who took it; `approved_by`, a supervisor who authorised it on his
+    screen (contract 1): the action then has her authority, for itself alone."""
 
     id: str  # made by the client, unique: a request seen before is refused as replayed
     kind: str
     by: str  # the person's id
     role: Role
     args: Mapping[str, str] = field(default_factory=dict)
+    approved_by: Approval | None = None
+
+    @property
+    def authority(self) -> Role:
+        """The role the action is taken with: the approver's, if approved."""
+        return self.role if self.approved_by is None else self.approved_by.role
+
+    def without_approval(self) -> Action:
+        return dataclasses.replace(self, approved_by=None)
 
     def record(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "by": self.by, "role": self.role.value,
-                "args": dict(self.args)}
+        out = {"id": self.id, "kind": self.kind, "by": self.by, "role": self.role.value,
+               "args": dict(self.args)}
+        if self.approved_by is not None:
+            out["approved_by"] = self.approved_by.record()
+        return out
 
     @classmethod
     def of_record(cls, body: Mapping[str, Any]) -> Action:
+        approved = body.get("approved_by")
         return cls(body["id"], body["kind"], body["by"], Role(body["role"]),
-                   MappingProxyType(dict(body["args"])))
+                   MappingProxyType(dict(body["args"])),
+                   None if approved is None else Approval.of_record(approved))
 
 
 Lines = list[dict[str, Any]]
@@ -115,6 +149,11 @@ class ActionKind:
     apply: Callable[[Table, Action], Lines]  # what it does; the lines it decided
     api: bool = True  # taken at POST /api/actions (sign-in and sign-out have their own)
     help: str = ""
+    supervised: bool = False  # its check asks for a supervisor in some states (a hold's)
+
+    def needs_approval(self, role: Role) -> bool:
+        """Whether `role` may take it only with a supervisor's approval."""
+        return role not in self.roles
 
 
 REASON = Field("the reason, in words: 3 to 300 characters", min_len=3, max_len=300)
@@ -156,7 +195,7 @@ def _can_resolve(table: Table, action: Action) -> None:
     latch = _latch(table, action.args["latch"])
     way, card = action.args.get("way"), action.args.get("card")
     what = f"{latch.id} ({latch.code})"
-    if latch.supervisor and action.role is not Role.SUPERVISOR:
+    if latch.supervisor and action.authority is not Role.SUPERVISOR:
         why = ("the shoe still reports the fault: only a supervisor may resolve it before it "
                "clears" if latch.kind == "fault" else "this hold is a supervisor's")
         raise Refused(403, f"{what}: {why}; {action.by} is a {action.role.value}")
@@ -354,7 +393,7 @@ ACTIONS: Mapping[str, ActionKind] = MappingProxyType({k.name: k for k in (
         "card": Field("the card keyed in, with ENTER (9C, TD, ...)", required=False,
                       choices=READABLE_CARDS, max_len=2),
         "reason": REASON,
-    }, _can_resolve, _resolve,
+    }, _can_resolve, _resolve, supervised=True,
         help="resolve a latched hold or shoe fault, with a reason: a sign-off, or the way "
              "out itself while the hold still holds play (a supervisor's hold, or a fault "
              "the shoe still reports, needs a supervisor)"),
@@ -375,11 +414,28 @@ def arguments(kind: str, args: Any) -> dict[str, str]:
 
 def admit(table: Table, action: Action) -> ActionKind:
     """The kind, if this person may take this action on the table as it is now; else
-    Refused: 403 for the role, 409 for the table's state."""
+    Refused: 403 for the role, 409 for the table's state. An approved action is taken with
+    the approver's authority, if she is still configured as a supervisor, and only where it
+    needs it: an approval that authorises nothing is refused, not recorded."""
     kind = ACTIONS.get(action.kind)
     if kind is None:
         raise Refused(400, f"unknown action kind {action.kind!r}")
-    if action.role not in kind.roles:
+    approval = action.approved_by
+    if approval is not None:
+        approver = table.roster.get(approval.person)
+        if approver is None or approver.role is not Role.SUPERVISOR:
+            raise Refused(403, f"{approval.person} is no longer a supervisor here: ask "
+                               "again")
+        if action.role in kind.roles:
+            try:
+                kind.check(table, action.without_approval())
+            except Refused as e:
+                if e.status != 403:
+                    raise
+            else:
+                raise Refused(409, f"{kind.name} needs no supervisor now: do it without "
+                                   "her approval")
+    if action.authority not in kind.roles:
         needs = " or ".join(sorted(r.value for r in kind.roles))
         raise Refused(403, f"{kind.name} needs a {needs}: {action.by} is a "
                            f"{action.role.value}")

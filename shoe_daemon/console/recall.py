@@ -39,6 +39,14 @@ from shoe_daemon.audit.ledger import Record
 from shoe_daemon.audit.reader import LedgerReader
 from shoe_daemon.console.people import Roster
 from shoe_daemon.console.play import game_message, play_action
+from shoe_daemon.console.recall_money import (
+    MONEY_READ,
+    Betting,
+    CoupMoney,
+    told_correction,
+    told_round,
+    told_settlement,
+)
 from shoe_daemon.console.till import CROUPIER_OPS, SUPERVISOR_OPS
 from shoe_daemon.display.view import PLAYER_WORDS, public_positions
 from shoe_daemon.game import cards
@@ -79,40 +87,12 @@ class Story:
     events: list[dict[str, Any]] = field(default_factory=list)
     final: CoupState | None = None  # as decided
     result: dict[str, Any] | None = None
-    stakes: dict[str, Any] | None = None  # the round as betting closed (money.round)
-    settlement: dict[str, Any] | None = None
-    corrections: list[dict[str, Any]] = field(default_factory=list)
+    money: CoupMoney = field(default_factory=CoupMoney)
 
 
-MONEY_READ = ("money.table", "money.stake", "money.stake_changed", "money.withdrawn",
-              "money.bet", "money.round", "money.settlement", "money.correction")
-
-
-@dataclass
-class Betting:
-    """The stakes of the round still open, followed from the money's records."""
-
-    stakes: dict[str, dict[str, Any]] = field(default_factory=dict)  # by id, in order
-
-    def start(self, snapshot: dict[str, Any]) -> None:
-        current = snapshot.get("round")
-        self.stakes = {}
-        if current is not None and current.get("shoe") is None:  # open, not dealt
-            for stake in current.get("stakes", current.get("bets", [])):
-                self.stakes[stake["id"]] = stake
-
-    def record(self, body: dict[str, Any]) -> None:
-        event = body["event"]
-        if event in ("money.stake", "money.bet"):
-            stake = body.get("stake") or body["bet"]
-            self.stakes[stake["id"]] = stake
-        elif event == "money.stake_changed" and body["stake"] in self.stakes:
-            self.stakes[body["stake"]] = {**self.stakes[body["stake"]],
-                                          "amount": body["amount"], "value": body["value"]}
-        elif event == "money.withdrawn":
-            self.stakes.pop(body["stake"], None)
-        elif event == "money.round":
-            self.stakes = {}
+class NoSuchCoup(LookupError):
+    """The ledger kept at the table has no such coup (the API's 404; any other fault of
+    the recall is the console's 500)."""
 
 
 class _Replayed:
@@ -134,7 +114,7 @@ class Recall:
         self.latching = latching
 
     def answer(self, shoe: int | None, coup: int | None) -> dict[str, Any]:
-        """The last coups (None, None), or that one; LookupError if there is no such coup."""
+        """The last coups (None, None), or that one; NoSuchCoup if there is no such coup."""
         reader = LedgerReader(self.state_dir)
         try:
             reader.db.execute("BEGIN")  # one snapshot while the daemon goes on appending
@@ -157,7 +137,7 @@ class Recall:
         shown = ([in_play] if in_play is not None and in_play.result is None else []) + \
             decided[::-1]
         return {"coups": [self._told(s, in_play) for s in shown], "consistent": consistent,
-                "betting": betting}
+                "betting": betting.told()}
 
     def _one(self, reader: LedgerReader, shoe: int, coup: int) -> dict[str, Any]:
         row = reader.db.execute(
@@ -169,8 +149,8 @@ class Recall:
         for story in stories:
             if (story.shoe, story.coup) == (shoe, coup):
                 return {"coups": [self._told(story, in_play)], "consistent": consistent,
-                        "betting": betting}
-        raise LookupError(f"no coup {coup} of shoe {shoe} in the ledger kept at this table")
+                        "betting": betting.told()}
+        raise NoSuchCoup(f"no coup {coup} of shoe {shoe} in the ledger kept at this table")
 
     def _start(self, reader: LedgerReader, at: int) -> tuple[int, int]:
         """The last BTN,SHOE at or before `at` that started its shoe, and the shoes before."""
@@ -185,7 +165,7 @@ class Recall:
     # ---- playing the records again ------------------------------------------------------------
 
     def _play(self, reader: LedgerReader, at: int
-              ) -> tuple[list[Story], bool, Story | None, list[dict[str, Any]]]:
+              ) -> tuple[list[Story], bool, Story | None, Betting]:
         start, before = self._start(reader, at)
         machine = CoupMachine(self.profile, latching=self.latching)
         machine.restore((), before)
@@ -209,12 +189,13 @@ class Recall:
 
         machine.watch_decisions(decided)
         betting = Betting()
+        acting: dict[str, Any] | None = None  # the action whose transaction this is
         kinds = ("frame", "result", "action", *MONEY_READ)
         for record in reader.records(start, kinds):
             where = self._where(machine)
             at_time = iso(record.wall_ns)
             if record.kind.startswith("money."):
-                self._money(record, betting, story, at_time)
+                self._money(record, betting, story, at_time, acting)
                 continue
             if record.kind == "result":
                 line = record.body["line"]
@@ -223,8 +204,10 @@ class Recall:
                 self._line(story(key), line, record, at_time)
                 continue
             if record.kind == "action":
+                acting = record.body
                 replayed += self._action(machine, target, record, story, where, at_time)
                 continue
+            acting = None
             message = frame_message(record.body)
             if isinstance(message, Card):
                 card = CardOut(record.idx, at_time, message.code, message.face, message.dest)
@@ -251,11 +234,13 @@ class Recall:
             in_play.final = state.coup
             self._place(state.coup, (in_play.shoe, in_play.coup), pending, stories)
         ordered = [stories[k] for k in sorted(stories) if k[1] > 0]
-        return ordered, replayed == recorded, in_play, list(betting.stakes.values())
+        return ordered, replayed == recorded, in_play, betting
 
     @staticmethod
-    def _money(record: Record, betting: Betting, story: Any, at_time: str) -> None:
-        """A money record: the stakes still open, a coup's round, settlement, correction."""
+    def _money(record: Record, betting: Betting, story: Any, at_time: str,
+               acting: dict[str, Any] | None) -> None:
+        """A money record: the stakes still open, a coup's round, settlement, correction
+        (approved by whom the action that made it says)."""
         body = record.body
         event = body["event"]
         if event == "money.table":
@@ -263,27 +248,21 @@ class Recall:
             return
         betting.record(body)
         if event == "money.round":
-            told = story((body["shoe"], body["coup"]))
-            told.stakes = {"currency": body["currency"], "bank": body.get("bank"),
-                           "stakes": body.get("stakes", body.get("bets", [])),
-                           "holder": body.get("holder"), "limits": body["limits"]}
+            story((body["shoe"], body["coup"])).money.stakes = told_round(body)
         elif event == "money.settlement":
-            story((body["shoe"], body["coup"])).settlement = body
+            story((body["shoe"], body["coup"])).money.settlement = told_settlement(body)
         elif event == "money.correction":
             told = story((body["shoe"], body["coup"]))
-            correction = {"at": at_time, "idx": record.idx, "change": body["change"],
-                          "by": body["by"], "reason": body["reason"]}
+            approved = None if acting is None else acting.get("approved_by")
+            correction = {"at": at_time, "idx": record.idx,
+                          **told_correction(body, approved)}
             if body["change"] == "settlement":
-                told.settlement = body["settlement"]
-                correction |= {"how": body["how"], "adjustments": body["adjustments"],
-                               "commission": body["commission"]}
-            else:
-                correction |= {"stake": body["stake"], "who": body["who"],
-                               "amount": body["amount"]}
-            told.corrections.append(correction)
+                told.money.settlement = told_settlement(body["settlement"])
+            told.money.corrections.append(correction)
             told.events.append({"at": at_time, "idx": record.idx, "what": "correction",
-                                "change": body["change"], "by": body["by"],
-                                "reason": body["reason"], "how": body.get("how")})
+                                "change": body["change"], "by": correction["by"],
+                                "approved_by": correction["approved_by"],
+                                "reason": correction["reason"], "how": body.get("how")})
 
     @staticmethod
     def _where(machine: CoupMachine) -> tuple[int, int]:
@@ -325,7 +304,8 @@ class Recall:
             _, shoe, coup, _ = latch.split("-")
             key = (int(shoe), int(coup))
         event = {"at": at_time, "idx": record.idx, "what": "console", "kind": kind,
-                 "by": body["by"], "role": body["role"], "reason": args.get("reason")}
+                 "by": body["by"], "role": body["role"], "reason": args.get("reason"),
+                 "approved_by": body.get("approved_by")}
         if kind == "resolve":
             event.update(latch=latch, way=args.get("way"))
         elif kind in REPORT_KINDS:  # what only the croupier sees: the place, never a card
@@ -415,7 +395,7 @@ class Recall:
             "irregularities": list(result["irregularities"]) if result else [],
             "cards": told_cards,
             "events": story.events,
-            "stakes": story.stakes,
-            "settlement": story.settlement,
-            "corrections": story.corrections,
+            "stakes": story.money.stakes,
+            "settlement": story.money.settlement,
+            "corrections": story.money.corrections,
         }

@@ -16,7 +16,9 @@ blocking, by the contract of console/handoff.py; the answers are kept for their 
 - the action's kind and arguments, and the role it needs;
 - its client-made request id: a retry gets the first answer, or waits for it;
 - then the table's own checks, in its loop.
-A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger.
+A refusal is a JSON `{"error": ...}` with its status, and leaves nothing in the ledger. A
+fault of the console's own (a ledger the recall cannot read) is a 500 that says only that,
+and is logged with its traceback (`console.fault`): never a 404, never the traceback sent.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ from typing import Any
 
 from aiohttp import web
 
-from shoe_daemon.console.actions import ACTIONS, Action, Refused, arguments
+from shoe_daemon.console.actions import (
+    ACTIONS,
+    Action,
+    ActionKind,
+    Approval,
+    Refused,
+    arguments,
+)
 from shoe_daemon.console.answers import (
     Answer,
     Answers,
@@ -44,7 +53,8 @@ from shoe_daemon.console.answers import (
     asked,
 )
 from shoe_daemon.console.handoff import ADMIT, ANSWER, Inbox, Outcome
-from shoe_daemon.console.people import PeopleFile, Person
+from shoe_daemon.console.people import PeopleFile, Person, Role
+from shoe_daemon.console.recall import NoSuchCoup
 from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
 from shoe_daemon.console.sessions import Session, Sessions
 from shoe_daemon.console.throttle import Attempt, Lockout, NotNow, Throttle, is_screen
@@ -71,7 +81,14 @@ SIGN_IN = {
     "pin": Field("the PIN", required=False, max_len=64),
     "badge": Field("the badge", required=False, max_len=64),
 }
+APPROVAL = {
+    "method": Field("pin or badge", choices=("pin", "badge")),
+    "person": Field("the supervisor's id", required=False, max_len=32),
+    "pin": Field("her PIN", required=False, max_len=64),
+    "badge": Field("her badge", required=False, max_len=64),
+}
 ONLY_ID = {"id": REQUEST_ID}
+NOT_ACCEPTED = "the supervisor's PIN or badge was not accepted"
 SCREENS = frozenset({"127.0.0.1", "::1"})  # the table's own screens: the Pi's kiosk
 EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[],"money":null}'
 
@@ -267,6 +284,11 @@ class ConsoleServer(BackgroundServer):
                 response = self._error(e.status, e.reason)
             else:
                 raise
+        except Exception:  # the console's own fault: logged whole, the client told only that
+            if self.log is not None:
+                self.log.exception("console.fault", method=request.method, path=request.path)
+            response = self._error(500, "the console could not answer this: the fault is "
+                                        "logged at the table")
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
         if self.tls:
@@ -418,16 +440,17 @@ class ConsoleServer(BackgroundServer):
             self.log.warning("console.lockout", **body)
         self.inbox.record("console.lockout", body)
 
-    async def _sign_in(self, request: web.Request) -> web.Response:
-        """Checked, counted before the slow hash (throttle.py), then the session. Nothing of
-        a refused attempt is kept but its count: not its request id, not an unknown person."""
-        data = check_object(await self._body(request), SIGN_IN, "a sign-in")
+    async def _identify(self, request: web.Request, data: dict[str, str], noun: str,
+                        what: str) -> tuple[Person | None, str]:
+        """Whose PIN or badge this is (None: nobody's), through the sign-in throttle, counted
+        before the slow hash (throttle.py): a sign-in and a supervisor's approval meet the
+        same checks. A failure is logged as `what` (never the PIN or the badge)."""
         method = data["method"]
         wanted = {"pin": {"person", "pin"}, "badge": {"badge"}}[method]
         given = set(data) - {"id", "method"}
         if given != wanted:
-            raise _Error(400, f"a sign-in by {method} takes {' and '.join(sorted(wanted))}, "
-                              "and nothing else")
+            raise _Error(400, f"{noun} by {method} takes {' and '.join(sorted(wanted))}, and "
+                              "nothing else")
         remote = request.remote or "?"
         roster = self.people.roster()
         named = data.get("person")
@@ -446,10 +469,19 @@ class ConsoleServer(BackgroundServer):
         else:
             person = roster.by_badge(data["badge"])
             self.throttle.done(ticket, person.id if person is not None else None)
+        if person is None and self.log is not None:  # never the PIN or the badge
+            self.log.warning(what, person=attempt.person, method=method, remote=remote,
+                             at_screen=attempt.screen)
+        return person, remote
+
+    async def _sign_in(self, request: web.Request) -> web.Response:
+        """Checked, counted before the slow hash (throttle.py), then the session. Nothing of
+        a refused attempt is kept but its count: not its request id, not an unknown person."""
+        data = check_object(await self._body(request), SIGN_IN, "a sign-in")
+        method = data["method"]
+        person, remote = await self._identify(request, data, "a sign-in",
+                                             "console.sign_in_failed")
         if person is None:
-            if self.log is not None:  # never the PIN or the badge
-                self.log.warning("console.sign_in_failed", person=attempt.person,
-                                 method=method, remote=remote, at_screen=attempt.screen)
             raise _Error(401, "sign-in refused: wrong PIN, or a badge or person not "
                               "configured at this table")
         self._first_time(data["id"])
@@ -462,7 +494,7 @@ class ConsoleServer(BackgroundServer):
         if self.log is not None:
             self.log.info("console.signed_in", person=person.id, role=person.role.value,
                           method=method, session=session_id, remote=remote)
-        response = self._json({"me": session.public(self.sessions.idle, self.sessions.longest)})
+        response = self._json({"me": self._me_of(session)})
         response.set_cookie(self.cookie, token, httponly=True, samesite="Strict",
                             secure=self.tls, path="/", max_age=int(self.sessions.longest))
         return response
@@ -491,37 +523,79 @@ class ConsoleServer(BackgroundServer):
                           session=session.id)
         return 200, {"signed_out": session.person}
 
+    def _me_of(self, session: Session) -> dict[str, Any]:
+        """Who is signed in, and the kinds they may take only with a supervisor's approval."""
+        return {**session.public(self.sessions.idle, self.sessions.longest),
+                "needs_approval": [k.name for k in ACTIONS.values()
+                                   if k.api and k.needs_approval(session.role)]}
+
     async def _me(self, request: web.Request) -> web.Response:
         session = self._session(request)
-        return self._json({"me": session.public(self.sessions.idle, self.sessions.longest)})
+        return self._json({"me": self._me_of(session)})
 
     async def _state(self, request: web.Request) -> web.Response:
         session = self._session(request)
-        me = json.dumps(session.public(self.sessions.idle, self.sessions.longest)).encode()
+        me = json.dumps(self._me_of(session)).encode()
         return web.Response(body=self._shared()[:-1] + b',"me":' + me + b"}",
                             content_type="application/json")
 
     async def _actions(self, request: web.Request) -> web.Response:
+        """An action of the signed-in person; with `approval`, a supervisor's PIN or badge
+        authorises it (contract 1). A retry (its id known) gets its first answer before any
+        approval is looked at: the PIN is hashed once, for the first request alone."""
         session = self._session(request)
         body = await self._body(request)
         if not isinstance(body, dict):
             raise Invalid("an action must be a JSON object")
-        unknown = sorted(set(body) - {"id", "kind", "args"})
+        unknown = sorted(set(body) - {"id", "kind", "args", "approval"})
         if unknown:
-            raise Invalid(f"an action: unknown field {unknown[0]!r} (it takes id, kind, args)")
+            raise Invalid(f"an action: unknown field {unknown[0]!r} (it takes id, kind, args "
+                          "and approval)")
         request_id = REQUEST_ID.check("id", body.get("id"))
         kind = ACTIONS.get(body.get("kind")) if isinstance(body.get("kind"), str) else None
         if kind is None or not kind.api:
             raise Invalid(f"unknown action kind {body.get('kind')!r} (known: "
                           f"{', '.join(k for k, v in ACTIONS.items() if v.api)})")
         args = arguments(kind.name, body.get("args"))
-        if session.role not in kind.roles:
-            needs = " or ".join(sorted(r.value for r in kind.roles))
-            raise _Error(403, f"{kind.name} needs a {needs}: {session.person} is a "
-                              f"{session.role.value}")
-        action = Action(request_id, kind.name, session.person, session.role, args)
-        return await self._answer(session, request_id, asked(kind.name, args),
+        approval = None if body.get("approval") is None else check_object(
+            body["approval"], APPROVAL, "an approval")
+        what = asked(kind.name, args)
+        await self.answers.ready()
+        if approval is not None and not self.answers.known(request_id):
+            approved_by = await self._approval(request, session, kind, approval)
+        else:
+            approved_by = None
+            if kind.needs_approval(session.role) and not self.answers.known(request_id):
+                needs = " or ".join(sorted(r.value for r in kind.roles))
+                raise _Error(403, f"{kind.name} needs a {needs}: {session.person} is a "
+                                  f"{session.role.value}")
+        action = Action(request_id, kind.name, session.person, session.role, args,
+                        approved_by)
+        return await self._answer(session, request_id, what,
                                   lambda answer: self._act(answer, action))
+
+    async def _approval(self, request: web.Request, session: Session, kind: ActionKind,
+                        data: dict[str, str]) -> Approval:
+        """A supervisor's PIN or badge for this one action: checked as a sign-in is (the
+        throttle, counted before the hash; one answer, 401, for every failure); refused
+        where the action needs no approval, or the approver is not a supervisor."""
+        if not kind.needs_approval(session.role) and not kind.supervised:
+            raise _Error(400, f"{kind.name} needs no supervisor: do it without her approval")
+        person, remote = await self._identify(request, data, "an approval",
+                                             "console.approval_failed")
+        if person is None:
+            raise _Error(401, NOT_ACCEPTED)
+        if person.role is not Role.SUPERVISOR:
+            if self.log is not None:
+                self.log.warning("console.approval_refused", person=person.id,
+                                 role=person.role.value, kind=kind.name, by=session.person,
+                                 remote=remote)
+            raise _Error(403, f"{person.id} is a {person.role.value}: only a supervisor may "
+                              "approve")
+        if self.log is not None:
+            self.log.info("console.approved", person=person.id, method=data["method"],
+                          kind=kind.name, by=session.person, remote=remote)
+        return Approval(person.id, person.role, data["method"])
 
     async def _act(self, answer: Answer, action: Action) -> Reply:
         try:
@@ -549,8 +623,8 @@ class ConsoleServer(BackgroundServer):
         try:
             found = await loop.run_in_executor(None, self.recall, numbers["shoe"],
                                                numbers["coup"])
-        except LookupError as e:
-            raise _Error(404, str(e.args[0]) if e.args else "no such coup") from None
+        except NoSuchCoup as e:
+            raise _Error(404, str(e)) from None
         return self._json(found)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:

@@ -4,9 +4,10 @@ shoe's KEY takes (shoe_daemon/console/people.py, docs/console.md).
 A secret (PIN, badge) is never an argument (it would show in `ps` and the shell's history),
 never printed and never stored in clear: it is asked for without echo on a terminal (twice,
 to confirm), or read as one line from standard input when that is not a terminal (a script,
-a badge reader). Run it as the daemon's user, like the other commands that write its state:
-`sudo -u shoe-daemon shoe-daemon people add ...`. The running daemon takes the change at its
-next sign-in or KEY.
+a badge reader); `add --pin --badge` reads two lines then, the PIN first, then the badge.
+Run it as the daemon's user, like the other commands that write its state: `sudo -u
+shoe-daemon shoe-daemon people add ...`. The running daemon takes the change at its next
+sign-in or KEY.
 """
 
 from __future__ import annotations
@@ -47,7 +48,14 @@ def add_people_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="list the people (never a secret)")
     where(ls)
-    add = sub.add_parser("add", help="add a person (or replace one with the same id)")
+    add = sub.add_parser(
+        "add", help="add a person (or replace one with the same id)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="secrets: on a terminal each is asked for without echo, twice. Otherwise\n"
+               "each is one line of standard input: with --pin and --badge two lines,\n"
+               "the PIN first, then the badge:\n"
+               "  printf '%s\\n%s\\n' \"$PIN\" \"$BADGE\" | shoe-daemon people add ana \\\n"
+               "      --name 'Ana Weber' --role supervisor --pin --badge --config FILE")
     where(add)
     add.add_argument("id", help="the person's id: 1 to 32 of a-z 0-9 . _ -")
     add.add_argument("--name", required=True, help="the name shown on the console")
@@ -78,8 +86,10 @@ def _file(args: argparse.Namespace) -> PeopleFile:
     return people_paths(args.state_dir)
 
 
-def read_secret(what: str, stdin: TextIO | None = None) -> str:
-    """One secret: without echo, twice, on a terminal; else a line of standard input."""
+def read_secret(what: str, stdin: TextIO | None = None, asked: tuple[str, ...] = ()) -> str:
+    """One secret: without echo, twice, on a terminal; else a line of standard input.
+    `asked`: every secret this command reads, in order (two lines for a PIN and a badge),
+    so that a missing line says which."""
     stdin = stdin or sys.stdin
     if stdin.isatty():
         first = getpass.getpass(f"{what}: ")
@@ -88,6 +98,10 @@ def read_secret(what: str, stdin: TextIO | None = None) -> str:
         return first
     line = stdin.readline()
     if not line:
+        if len(asked) > 1:
+            lines = ", then ".join(f"the {a}" for a in asked)
+            raise PeopleError(f"standard input needs {len(asked)} lines, {lines}; line "
+                              f"{asked.index(what) + 1} (the {what}) is missing")
         raise PeopleError(f"no {what} on standard input")
     return line.rstrip("\r\n")
 
@@ -114,10 +128,12 @@ def run_people(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             if cmd == "add":
                 person = Person(pid, check_name(args.name), Role(args.role))
                 roster = roster.with_person(person)
+                asked = ("PIN",) * args.pin + ("badge",) * args.badge
                 if args.pin:
-                    roster = roster.pin_for(pid, check_pin(read_secret("PIN")))
+                    roster = roster.pin_for(pid, check_pin(read_secret("PIN", asked=asked)))
                 if args.badge:
-                    roster = roster.badge_for(pid, check_badge(read_secret("badge")))
+                    roster = roster.badge_for(pid, check_badge(read_secret("badge",
+                                                                           asked=asked)))
                 said = f"added {pid} ({args.role})"
             elif cmd == "remove":
                 roster = roster.without(pid)

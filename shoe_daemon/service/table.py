@@ -509,7 +509,9 @@ class Table:
         writer = self.console.replay_file
         if writer is not None:
             writer.action(self.frames_committed, self.last_seq, outcome.record)
+        approval = action.approved_by
         self.log.info("console.action", kind=action.kind, by=action.by, role=action.role.value,
+                      approved_by=None if approval is None else approval.person,
                       args=dict(action.args), ledger_index=outcome.index, **self.where())
         for line in outcome.lines:
             self._publish(line)
