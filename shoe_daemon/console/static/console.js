@@ -310,7 +310,7 @@
   // ---- the table's money: the places, the bank, the chips, the stakes, the settlement ------
 
   let money = null;
-  const pick = { who: null, box: null, amount: "" };
+  const pick = { who: null, box: null, amount: "", auto: true }; // auto: chosen by the page
   let lastStaked = null; // the punter who staked last: the next in Prime order is offered
 
   // An amount as the house writes it ("Fr. 1,170"): only the digits are grouped.
@@ -370,6 +370,7 @@
       toast(r.data.error || w("console.refused", { status: r.status }), "error");
     }
     if (money) renderMoney(money);
+    document.body.dataset.answered = String(Number(document.body.dataset.answered || 0) + 1);
     return r;
   }
 
@@ -493,8 +494,9 @@
   // The player the croupier asks next, chosen for him: the banker in turn while the bank is
   // to take, then the punters in Prime order, each after the last who staked.
   function autoPick(m, closed) {
-    if (pick.who && (pick.who.startsWith("outsider ") || occupiedKey(m, pick.who))) return;
+    if (!pick.auto && pick.who && (pick.who.startsWith("outsider ") || occupiedKey(m, pick.who))) return;
     pick.who = null;
+    pick.auto = true;
     const bank = m.bank;
     if (!bank || closed) return;
     if (bank.phase !== "held") {
@@ -558,6 +560,7 @@
     if (!cdf) { pick.box = pick.box === n ? null : n; renderMoney(money); return; }
     if (!occupied) { act("sit", { seat: String(n) }); return; }
     pick.who = key;
+    pick.auto = false;
     renderMoney(money);
   }
 
@@ -568,11 +571,12 @@
     const amount = pick.amount;
     const need = (args) => Object.values(args).every((v) => v);
     const make = (text, kind, args, cls, after) => {
-      const b = button(text, "play " + (cls || ""), () => act(kind, args, after), { kind });
+      const b = button(text, "play " + (cls || ""), () => act(kind, args, after),
+        { kind, play: args.kind || args.bet || kind });
       b.disabled = !need(args);
       return b;
     };
-    const staked = (data) => { lastStaked = whoKey; pick.who = null; return data; };
+    const staked = (data) => { lastStaked = whoKey; pick.auto = true; return data; };
     if (m.game === "punto-banco") {
       if (!closed) {
         for (const bet of m.offers.bets) {
@@ -587,7 +591,7 @@
       const seat = occupied ? whoKey.slice(5) : "";
       if (bank.phase === "vacant") {
         plays.push(make(w("console.play.take_bank"), "take_bank", { who: whoKey, amount }, "go",
-          () => { lastStaked = null; pick.who = null; }));
+          () => { lastStaked = null; pick.auto = true; }));
         if (m.offers.open_bank) plays.push(make(w("console.play.open_bank"), "take_bank", { who: whoKey, amount: "open" }));
         plays.push(make(w("console.play.decline_bank"), "decline_bank", { who: whoKey }, "quiet"));
       } else if (bank.phase === "offer") {
@@ -651,8 +655,8 @@
     if (s.bank) {
       if (s.bank.ends) sums.push(w("console.bank.passes", { who: who(s.bank.passes_to) }));
       else sums.push(w("console.bank.after", { amount: fmt(s.bank.after) }));
-      if (s.bank.schokolade && Number(s.bank.schokolade) > 0) {
-        sums.push(w("console.bank.schokolade", { amount: fmt(s.bank.schokolade) }));
+      if (s.bank.set_aside && Number(s.bank.set_aside) > 0) {
+        sums.push(w("console.bank.schokolade", { amount: fmt(s.bank.set_aside) }));
       } else if (!s.bank.ends && Number(s.bank.uncovered) > 0) {
         sums.push(w("console.bank.uncovered", { amount: fmt(s.bank.uncovered) }));
       }
@@ -1182,6 +1186,7 @@
       const label = $("outsider").value.trim();
       if (label) {
         pick.who = `outsider ${label}`;
+        pick.auto = false;
         $("outsider").value = "";
         $("outsider-row").hidden = true;
         if (money) renderMoney(money);

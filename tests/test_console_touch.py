@@ -1,0 +1,122 @@
+"""Shoes played on the console page by touch alone at the two screens a table has (10"
+1280x800, the Pi's 7" 800x480), against the real daemon and the simulated shoe, whose DEAL
+button the test presses as the croupier presses the shoe's (tests/console_touch.py).
+
+Each shoe is a scripted shoe of three coups (a whole dealt shoe is about 80 coups: some
+minutes a screen): enough for each house's money to move as it does through a shoe, the bank
+passing, stakes placed and lost and won. After every step nothing a coup needs is off the
+screen or cut and nothing scrolls; at the end the recall of every coup is read on the page.
+
+- Baden: 003's worked example inside it (bank Fr. 800, the Ponte's Fr. 600 from places 3, 5
+  and 7 in Prime order, the banker wins with a natural: Taxe Fr. 30, the new bank Fr. 1,170
+  and Fr. 200 the banker's as Schokolade, contract 5), then a banco that breaks the bank,
+  then the next banker's bank.
+Screenshots go to out/screenshots/console-*.png.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from tests.console_touch import SIZES, on_screen, touch_table
+from tests.test_display_browser import launch
+
+BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
+# Cards go punter, banker, punter, banker; every coup decided by a natural, no third card.
+BADEN_SHOE = ("SHOE:1\n"
+              "DEAL 2C 9H 3D KD\n"   # punter 5, banker 9: the bank wins (003's example)
+              "DEAL 9S 2D KC 3H\n"   # punter 9, banker 5: the banco wins
+              "DEAL 2H 8C 4S KS\n")  # punter 6, banker 8: the bank wins
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_baden_by_touch_with_003s_worked_example(tmp_path, browser, size):
+    with touch_table(browser, tmp_path, "baden", BADEN, BADEN_SHOE, size) as t:
+        assert t.text("#bank-line") == "No bank: nobody is seated"
+        t.sit(1, 2, 3, 5, 7)  # 003: at least five players
+        assert t.text("#bank-line") == "No bank: Seat 1's turn to take it"
+        assert t.text("#chosen") == "Seat 1"  # the player in turn, offered
+        t.chips("800")
+        assert t.text("#amount") == "Fr. 800"
+        t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').textContent === "
+               "'Banque Fr. 800 · Seat 1'")
+        assert t.text("#call") == "Faites vos jeux"
+        # Prime order from the banker's right: 2, 3, 5, 7; place 2 is offered first.
+        assert t.text("#prime-line") == "Prime order: 2 · 3 · 5 · 7"
+        assert t.text("#chosen") == "Seat 2"
+        on_screen(t.page)
+        t.stake(3, "300")
+        assert t.text("#chosen") == "Seat 5"  # the next in Prime order, offered
+        t.stake(5, "200")
+        t.stake(7, "100")
+        assert t.texts("#stakes-list li > span") == [
+            "Seat 3 · General game · Fr. 300", "Seat 5 · General game · Fr. 200",
+            "Seat 7 · General game · Fr. 100"]
+        assert t.text("#toast") == "Seat 7 stakes Fr. 100"
+        on_screen(t.page)
+        t.shot("stakes")
+        t.deal(1)
+        assert t.text("#settlement-title") == "Coup 1: Banco wins"
+        # In the house's payment order (000 rule 26): the punters, then the bank.
+        assert t.settlement() == [
+            ["Seat 3", "General game", "Fr. 300", "lost", "Fr. 0", "-Fr. 300"],
+            ["Seat 5", "General game", "Fr. 200", "lost", "Fr. 0", "-Fr. 200"],
+            ["Seat 7", "General game", "Fr. 100", "lost", "Fr. 0", "-Fr. 100"],
+            ["Seat 1", "Bank", "Fr. 800", "won", "Fr. 0", "Fr. 570"]]
+        # Contract 5: "Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich
+        # Taxe": 2 x 600 - 30 = 1,170; the Fr. 200 not staked against is the banker's.
+        assert t.text("#settlement-sums") == (
+            "Commission Fr. 30 · the bank is Fr. 1,170 · Fr. 200 set aside as Schokolade")
+        assert t.text("#bank-line") == "Banque Fr. 1,170 · Seat 1"
+        on_screen(t.page)
+        t.shot("settled")
+        # Coup 2: place 2, first in Prime order, calls banco and breaks the bank.
+        assert t.text("#chosen") == "Seat 2"
+        t.play("[data-play='banco']", 0)
+        assert t.texts("#stakes-list li > span") == ["Seat 2 · Banco · Fr. 1,170"]
+        on_screen(t.page)
+        t.deal(2)
+        assert t.text("#settlement-title") == "Coup 2: Punto wins"
+        assert t.settlement()[0] == ["Seat 2", "Banco", "Fr. 1,170", "won", "Fr. 2,340",
+                                     "Fr. 1,170"]
+        assert t.settlement()[-1][:4] == ["Seat 1", "Bank", "Fr. 1,170", "lost"]
+        # The bank passes to the next place; it is his turn to put one up.
+        t.wait("document.getElementById('bank-line').textContent === "
+               "'No bank: Seat 2\\'s turn to take it'")
+        on_screen(t.page)
+        # Coup 3: place 2's bank of Fr. 100, places 3 and 5 stake Fr. 50 each.
+        t.chips("100")
+        t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').textContent === "
+               "'Banque Fr. 100 · Seat 2'")
+        t.stake(3, "50")
+        t.stake(5, "50")
+        on_screen(t.page)
+        t.deal(3)
+        assert [row[:4] for row in t.settlement()] == [
+            ["Seat 3", "General game", "Fr. 50", "lost"],
+            ["Seat 5", "General game", "Fr. 50", "lost"],
+            ["Seat 2", "Bank", "Fr. 100", "won"]]
+        on_screen(t.page)
+        told = t.recall(3)
+    assert told[1]["stakes"] == ["Seat 3 · General game · Fr. 300",
+                                 "Seat 5 · General game · Fr. 200",
+                                 "Seat 7 · General game · Fr. 100"]
+    assert told[1]["lines"][-1] == "Seat 1 Bank: won, paid Fr. 0, net Fr. 570"
+    assert told[2]["stakes"] == ["Seat 2 · Banco · Fr. 1,170"]
+    assert told[2]["lines"][0] == "Seat 2 Banco: won, paid Fr. 2,340, net Fr. 1,170"
+    assert [line.split(":")[0] for line in told[3]["lines"]] == [
+        "Seat 3 General game", "Seat 5 General game", "Seat 2 Bank"]
+    assert [told[n]["outcome"] for n in (1, 2, 3)] == ["banker", "punter", "banker"]
