@@ -120,3 +120,62 @@ def test_baden_by_touch_with_003s_worked_example(tmp_path, browser, size):
     assert [line.split(":")[0] for line in told[3]["lines"]] == [
         "Seat 3 General game", "Seat 5 General game", "Seat 2 Bank"]
     assert [told[n]["outcome"] for n in (1, 2, 3)] == ["banker", "punter", "banker"]
+
+
+PUNTO_BANCO = ('[money]\nmin_stake = 10\nmax_stake = 5000\nnine_min_stake = 5\n'
+               'nine_max_stake = 100\n')
+PUNTO_BANCO_SHOE = ("SHOE:1\n"
+                    "DEAL 2C 9H 3D KD\n"   # Punto 5, Banco 9 (9H KD: a Simple Nine)
+                    "DEAL 9S 2D KC 3H\n"   # Punto 9, Banco 5
+                    "DEAL 4C 5D 3S 2S\n")  # 7 and 7: égalité
+
+
+def bet(t, box: int, figure: str, play: str) -> None:
+    before = len(t.texts("#stakes-list li"))
+    t.choose(f"#seats [data-box='{box}']")
+    t.chips(figure)
+    t.play(f"[data-play='{play}']", before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_punto_banco_by_touch_with_the_swiss_nine_bets(tmp_path, browser, size):
+    with touch_table(browser, tmp_path, "baden-punto-banco", PUNTO_BANCO, PUNTO_BANCO_SHOE,
+                     size) as t:
+        assert t.text("#bank-line") == "Limits Fr. 10 to Fr. 5,000"
+        assert t.text("#chosen") == "Touch a box"
+        bet(t, 1, "100", "banco")
+        bet(t, 2, "50", "punto")
+        bet(t, 3, "10", "simple_nine")
+        assert t.texts("#stakes-list li > span") == [
+            "Box 1 · Banco · Fr. 100", "Box 2 · Punto · Fr. 50", "Box 3 · Simple Nine · Fr. 10"]
+        on_screen(t.page)
+        t.shot("punto-banco-bets")
+        t.deal(1)
+        assert t.text("#settlement-title") == "Coup 1: Banco wins"
+        # The boxes in the house's order, then the house's own line.
+        assert [row[:4] for row in t.settlement()][:3] == [
+            ["Box 1", "Banco", "Fr. 100", "won"], ["Box 2", "Punto", "Fr. 50", "lost"],
+            ["Box 3", "Simple Nine", "Fr. 10", "won"]]
+        assert [t.settlement()[3][n] for n in (0, 1, 3)] == ["The house", "", "lost"]
+        on_screen(t.page)
+        t.shot("punto-banco-settled")
+        bet(t, 1, "100", "punto")
+        bet(t, 2, "10", "swiss_nine")
+        on_screen(t.page)
+        t.deal(2)
+        assert t.text("#settlement-title") == "Coup 2: Punto wins"
+        assert [row[:4] for row in t.settlement()][:2] == [
+            ["Box 1", "Punto", "Fr. 100", "won"], ["Box 2", "Swiss Nine", "Fr. 10", "lost"]]
+        bet(t, 1, "20", "egalite")
+        bet(t, 2, "50", "punto")
+        on_screen(t.page)
+        t.deal(3)
+        assert t.text("#settlement-title") == "Coup 3: Égalité"
+        assert {row[0]: row[3] for row in t.settlement()}["Box 1"] == "won"
+        on_screen(t.page)
+        told = t.recall(3)
+    assert told[1]["stakes"] == ["Box 1 · Banco · Fr. 100", "Box 2 · Punto · Fr. 50",
+                                 "Box 3 · Simple Nine · Fr. 10"]
+    assert told[2]["stakes"] == ["Box 1 · Punto · Fr. 100", "Box 2 · Swiss Nine · Fr. 10"]
+    assert [line.split(":")[0] for line in told[3]["lines"]][0] == "Box 1 Égalité"
+    assert [told[n]["outcome"] for n in (1, 2, 3)] == ["banker", "punter", "egalite"]

@@ -646,7 +646,8 @@
       const tr = el("tr");
       tr.dataset.who = l.who;
       tr.dataset.result = l.result;
-      for (const text of [who(l.who), play(l.kind), fmt(l.staked), result(l.result), fmt(l.paid), fmt(l.net)]) {
+      const kind = l.kind === "house" ? "" : play(l.kind); // the house's line: its name once
+      for (const text of [who(l.who), kind, fmt(l.staked), result(l.result), fmt(l.paid), fmt(l.net)]) {
         tr.append(el("td", "", text));
       }
       return tr;
