@@ -28,8 +28,9 @@ SIZES = {"10in": (1280, 800), "7in": (800, 480)}
 
 # What a coup needs, each wholly on the screen when shown and its text not cut (a place's
 # Prime badge sits over its edge on purpose: its words are checked instead).
-NEEDED = ("#bar #call", "#seats .seat .what", "#where", "#bank-line", "#seats .seat", "#chips button", "#amount",
-          "#plays button", "#money-status", "#chosen", "#stakes-list li", "#settlement tr",
+NEEDED = ("#bar #call", "#seats .seat .what", "#where", "#bank-line", "#seats .seat",
+          "#chips button", "#amount", "#plays button", "#money-status", "#chosen",
+          "#stakes-list li", "#settlement tr",
           "#settlement-sums", "#prime-line", "#reports button", "#bank-choices button",
           "#outcome", "#felt .card", "#sign-out", "#tab-recall")
 
@@ -58,6 +59,9 @@ ON_SCREEN = """(selectors) => {
 def on_screen(page: Page) -> None:
     """Nothing a coup needs off the screen or cut, and nothing to scroll."""
     seen = page.evaluate(ON_SCREEN, list(NEEDED))
+    if seen != {"bad": [], "down": 0, "across": 0}:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "console-off-screen.png"))
     assert seen == {"bad": [], "down": 0, "across": 0}, seen
 
 
@@ -74,7 +78,14 @@ class Touch:
         self.taps += 1
 
     def wait(self, expression: str, timeout: float = 15.0) -> None:
-        wait_until(self.page, expression, timeout)
+        try:
+            wait_until(self.page, expression, timeout)
+        except AssertionError as e:  # what the screen said instead, in the failure
+            self.shot("failed")
+            said = self.page.evaluate("[document.getElementById('toast').textContent, "
+                                      "document.getElementById('bank-line').textContent, "
+                                      "document.getElementById('money-status').textContent]")
+            raise AssertionError(f"{e}; the screen said {said}") from None
 
     def text(self, selector: str) -> str:
         return self.page.locator(selector).inner_text()

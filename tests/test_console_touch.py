@@ -68,13 +68,13 @@ def test_baden_by_touch_with_003s_worked_example(tmp_path, browser, size):
         on_screen(t.page)
         t.shot("stakes")
         t.deal(1)
-        assert t.text("#settlement-title") == "Coup 1: Banco wins"
+        assert t.text("#settlement-title") == "Coup 1: Banco wins · amounts in Fr."
         # In the house's payment order (000 rule 26): the punters, then the bank.
         assert t.settlement() == [
-            ["Seat 3", "General game", "Fr. 300", "lost", "Fr. 0", "-Fr. 300"],
-            ["Seat 5", "General game", "Fr. 200", "lost", "Fr. 0", "-Fr. 200"],
-            ["Seat 7", "General game", "Fr. 100", "lost", "Fr. 0", "-Fr. 100"],
-            ["Seat 1", "Bank", "Fr. 800", "won", "Fr. 0", "Fr. 570"]]
+            ["Seat 3", "General game", "300", "lost", "0"],
+            ["Seat 5", "General game", "200", "lost", "0"],
+            ["Seat 7", "General game", "100", "lost", "0"],
+            ["Seat 1", "Bank", "800", "won", "0"]]
         # Contract 5: "Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich
         # Taxe": 2 x 600 - 30 = 1,170; the Fr. 200 not staked against is the banker's.
         assert t.text("#settlement-sums") == (
@@ -88,10 +88,9 @@ def test_baden_by_touch_with_003s_worked_example(tmp_path, browser, size):
         assert t.texts("#stakes-list li > span") == ["Seat 2 · Banco · Fr. 1,170"]
         on_screen(t.page)
         t.deal(2)
-        assert t.text("#settlement-title") == "Coup 2: Punto wins"
-        assert t.settlement()[0] == ["Seat 2", "Banco", "Fr. 1,170", "won", "Fr. 2,340",
-                                     "Fr. 1,170"]
-        assert t.settlement()[-1][:4] == ["Seat 1", "Bank", "Fr. 1,170", "lost"]
+        assert t.text("#settlement-title") == "Coup 2: Punto wins · amounts in Fr."
+        assert t.settlement()[0] == ["Seat 2", "Banco", "1,170", "won", "2,340"]
+        assert t.settlement()[-1][:4] == ["Seat 1", "Bank", "1,170", "lost"]
         # The bank passes to the next place; it is his turn to put one up.
         t.wait("document.getElementById('bank-line').textContent === "
                "'No bank: Seat 2\\'s turn to take it'")
@@ -106,9 +105,9 @@ def test_baden_by_touch_with_003s_worked_example(tmp_path, browser, size):
         on_screen(t.page)
         t.deal(3)
         assert [row[:4] for row in t.settlement()] == [
-            ["Seat 3", "General game", "Fr. 50", "lost"],
-            ["Seat 5", "General game", "Fr. 50", "lost"],
-            ["Seat 2", "Bank", "Fr. 100", "won"]]
+            ["Seat 3", "General game", "50", "lost"],
+            ["Seat 5", "General game", "50", "lost"],
+            ["Seat 2", "Bank", "100", "won"]]
         on_screen(t.page)
         told = t.recall(3)
     assert told[1]["stakes"] == ["Seat 3 · General game · Fr. 300",
@@ -151,11 +150,11 @@ def test_punto_banco_by_touch_with_the_swiss_nine_bets(tmp_path, browser, size):
         on_screen(t.page)
         t.shot("punto-banco-bets")
         t.deal(1)
-        assert t.text("#settlement-title") == "Coup 1: Banco wins"
+        assert t.text("#settlement-title") == "Coup 1: Banco wins · amounts in Fr."
         # The boxes in the house's order, then the house's own line.
         assert [row[:4] for row in t.settlement()][:3] == [
-            ["Box 1", "Banco", "Fr. 100", "won"], ["Box 2", "Punto", "Fr. 50", "lost"],
-            ["Box 3", "Simple Nine", "Fr. 10", "won"]]
+            ["Box 1", "Banco", "100", "won"], ["Box 2", "Punto", "50", "lost"],
+            ["Box 3", "Simple Nine", "10", "won"]]
         assert [t.settlement()[3][n] for n in (0, 1, 3)] == ["The house", "", "lost"]
         on_screen(t.page)
         t.shot("punto-banco-settled")
@@ -163,19 +162,114 @@ def test_punto_banco_by_touch_with_the_swiss_nine_bets(tmp_path, browser, size):
         bet(t, 2, "10", "swiss_nine")
         on_screen(t.page)
         t.deal(2)
-        assert t.text("#settlement-title") == "Coup 2: Punto wins"
+        assert t.text("#settlement-title") == "Coup 2: Punto wins · amounts in Fr."
         assert [row[:4] for row in t.settlement()][:2] == [
-            ["Box 1", "Punto", "Fr. 100", "won"], ["Box 2", "Swiss Nine", "Fr. 10", "lost"]]
+            ["Box 1", "Punto", "100", "won"], ["Box 2", "Swiss Nine", "10", "lost"]]
         bet(t, 1, "20", "egalite")
         bet(t, 2, "50", "punto")
         on_screen(t.page)
         t.deal(3)
-        assert t.text("#settlement-title") == "Coup 3: Égalité"
+        assert t.text("#settlement-title") == "Coup 3: Égalité · amounts in Fr."
         assert {row[0]: row[3] for row in t.settlement()}["Box 1"] == "won"
         on_screen(t.page)
         told = t.recall(3)
     assert told[1]["stakes"] == ["Box 1 · Banco · Fr. 100", "Box 2 · Punto · Fr. 50",
                                  "Box 3 · Simple Nine · Fr. 10"]
     assert told[2]["stakes"] == ["Box 1 · Punto · Fr. 100", "Box 2 · Swiss Nine · Fr. 10"]
-    assert [line.split(":")[0] for line in told[3]["lines"]][0] == "Box 1 Égalité"
+    assert told[3]["lines"][0].split(":")[0] == "Box 1 Égalité"
     assert [told[n]["outcome"] for n in (1, 2, 3)] == ["banker", "punter", "egalite"]
+
+
+CLERMONT = '[money]\nmin_bank = 100\nmin_stake = 10\nmax_stake = 5000\n'
+ZOPPOT = '[money]\ncommission_percent = 5\n'
+THREE_COUPS = BADEN_SHOE  # the bank wins, the punters win, the bank wins
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_clermont_club_by_touch_with_a_stake_over_the_line(tmp_path, browser, size):
+    with touch_table(browser, tmp_path, "clermont-2015", CLERMONT, THREE_COUPS, size) as t:
+        assert t.page.locator("#seats .seat").count() == 8  # 001: "eight places"
+        t.sit(1, 2, 3, 4, 5, 6)  # 001: "at least six players must be sitting"
+        t.chips("500")
+        t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.stake(2, "100")
+        # 001: "Stakes placed over the line are worth half their value."
+        t.stake(3, "100", "[data-kind='stake'][data-over]")
+        t.stake(4, "50")
+        assert t.texts("#stakes-list li > span") == [
+            "Seat 2 · General game · £100",
+            "Seat 3 · General game · £100 (over the line)",
+            "Seat 4 · General game · £50"]
+        on_screen(t.page)
+        t.shot("clermont-over-the-line")
+        t.deal(1)
+        assert [row[0] for row in t.settlement()][-1] == "Seat 1"
+        assert {row[0]: row[3] for row in t.settlement()} == {
+            "Seat 2": "lost", "Seat 3": "lost", "Seat 4": "lost", "Seat 1": "won"}
+        on_screen(t.page)
+        t.stake(2, "100")
+        t.stake(3, "100", "[data-kind='stake'][data-over]")
+        on_screen(t.page)
+        t.deal(2)
+        lines = {row[0]: row for row in t.settlement()}
+        assert lines["Seat 2"][3:5] == ["won", "200"]
+        # Over the line: worth half its value, so it wins half: £100 back and £50.
+        assert lines["Seat 3"][3:5] == ["won", "150"]
+        on_screen(t.page)
+        if t.page.locator("#plays [data-kind='take_bank']").count():
+            t.chips("100")
+            t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.stake(4, "50")
+        on_screen(t.page)
+        t.deal(3)
+        on_screen(t.page)
+        told = t.recall(3)
+    assert told[1]["stakes"][1] == "Seat 3 · General game · £100 (over the line)"
+    assert told[2]["stakes"] == ["Seat 2 · General game · £100",
+                                 "Seat 3 · General game · £100 (over the line)"]
+    assert told[3]["stakes"] == ["Seat 4 · General game · £50"]
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_zoppot_by_touch_with_outsiders(tmp_path, browser, size):
+    with touch_table(browser, tmp_path, "zoppot-1934", ZOPPOT, THREE_COUPS, size) as t:
+        t.sit(1, 2, 3)
+        t.chips("200")
+        t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.stake(2, "50")
+        # An outsider, standing behind the seated players, stakes in his own name.
+        t.tap("#plays [data-kind='outsider']")
+        t.tap("#outsider")
+        t.page.keyboard.type("A")
+        t.tap("#outsider-go")
+        assert t.text("#chosen") == "Outsider A"
+        t.chips("50")
+        t.play("[data-kind='stake']:not([data-over])", 1)
+        assert t.texts("#stakes-list li > span") == [
+            "Seat 2 · General game · 50 Guildens", "Outsider A · Outsider's stake · 50 Guildens"]
+        on_screen(t.page)
+        t.shot("zoppot-outsider")
+        t.deal(1)
+        assert {row[0]: row[3] for row in t.settlement()} == {
+            "Seat 2": "lost", "Outsider A": "lost", "Seat 1": "won"}
+        on_screen(t.page)
+        t.stake(2, "50")
+        on_screen(t.page)
+        t.deal(2)
+        assert t.settlement()[0][:4] == ["Seat 2", "General game", "50", "won"]
+        on_screen(t.page)
+        if t.page.locator("#plays [data-kind='take_bank']").count():
+            t.chips("100")
+            t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.stake(3, "20")
+        t.deal(3)
+        on_screen(t.page)
+        told = t.recall(3)
+    assert told[1]["stakes"] == ["Seat 2 · General game · 50 Guildens",
+                                 "Outsider A · Outsider's stake · 50 Guildens"]
+    assert [line.split(":")[0] for line in told[1]["lines"]] == [
+        "Seat 2 General game", "Outsider A Outsider's stake", "Seat 1 Bank"]

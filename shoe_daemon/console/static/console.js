@@ -27,8 +27,8 @@
     "punto-banco": ["min_stake", "max_stake", "nine_min_stake", "nine_max_stake"] };
   // A casino's run of chip values, times the table's chip: the chips offered are those
   // within the table's limits.
-  const CHIP_RUN = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 25000,
-    50000, 100000];
+  const CHIP_RUN = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000,
+    100000];
 
   let words = null; // the words file
   let lang = "en";
@@ -313,8 +313,9 @@
   const pick = { who: null, box: null, amount: "", auto: true }; // auto: chosen by the page
   let lastStaked = null; // the punter who staked last: the next in Prime order is offered
 
-  // An amount as the house writes it ("Fr. 1,170"): only the digits are grouped.
-  function fmt(text) {
+  // An amount as the house writes it ("Fr. 1,170"): only the digits are grouped; `bare`:
+  // without its sign (the settlement's columns name the currency once, in their heads).
+  function fmt(text, bare) {
     if (text === null || text === undefined || text === "") return "";
     if (!money) return text;
     const loc = money.locale;
@@ -326,6 +327,7 @@
     let num = [whole, ...groups].join(loc.group);
     if (frac) num += loc.point + frac;
     const gap = loc.space ? " " : "";
+    if (bare) return neg ? "-" + num : num;
     const out = loc.sign_first ? `${loc.sign}${gap}${num}` : `${num}${gap}${loc.sign}`;
     return neg ? "-" + out : out;
   }
@@ -414,6 +416,7 @@
     document.body.dataset.call = closed || inPlay ? "closed" : "open";
     $("call").textContent = w(closed || inPlay ? "console.call.closed" : "console.call.open");
     $("bank-line").textContent = bankLine(m);
+    $("bank-line").dataset.phase = m.bank ? m.bank.phase : "";
     $("money-status").textContent = statusLine(m, closed);
     $("money-faults").replaceChildren(...m.faults.map((f) => el("span", "refusal", w("console.money.fault", { fault: f }))));
     if (cdf) autoPick(m, closed);
@@ -641,13 +644,14 @@
     if (!s) return;
     box.dataset.shoe = String(s.shoe);
     box.dataset.coup = String(s.coup);
-    $("settlement-title").textContent = w("console.settlement", { n: s.coup, outcome: outcome(s.outcome) });
+    $("settlement-title").textContent = w("console.settlement", { n: s.coup, outcome: outcome(s.outcome),
+      sign: money.locale.sign });
     $("settlement-lines").tBodies[0].replaceChildren(...s.lines.map((l) => {
       const tr = el("tr");
       tr.dataset.who = l.who;
       tr.dataset.result = l.result;
       const kind = l.kind === "house" ? "" : play(l.kind); // the house's line: its name once
-      for (const text of [who(l.who), kind, fmt(l.staked), result(l.result), fmt(l.paid), fmt(l.net)]) {
+      for (const text of [who(l.who), kind, fmt(l.staked, true), result(l.result), fmt(l.paid, true)]) {
         tr.append(el("td", "", text));
       }
       return tr;
@@ -1089,7 +1093,8 @@
       box.append(el("h4", "", b ? w("console.recall.against", { who: who(b.banker), amount: fmt(b.amount) }) : w("page.stakes")));
       const list = el("ol", "recall-stakes");
       for (const s of coup.stakes.stakes) {
-        const li = el("li", "", `${who(s.who || `box ${s.box}`)} \u00b7 ${play(s.kind || s.bet)} \u00b7 ${fmt(s.amount)}`);
+        const li = el("li", "", `${who(s.who || `box ${s.box}`)} \u00b7 ${play(s.kind || s.bet)} \u00b7 ${fmt(s.amount)}` +
+          (s.over_line ? " " + w("console.over_line") : ""));
         li.dataset.who = s.who || `box ${s.box}`;
         list.append(li);
       }
