@@ -75,8 +75,8 @@ class MoneyTable:
                  faults: GameFaults | None = None, voids: dict[int, str] | None = None,
                  settings: dict[str, Any] | None = None, clock: Clock | None = None,
                  table: str = "T7", supervisor: bool = False,
-                 disputed: frozenset[int] = frozenset(), reopen_disputed: bool = False
-                 ) -> None:
+                 disputed: frozenset[int] = frozenset(), reopen_disputed: bool = False,
+                 earlier: bool = False) -> None:
         self.name = profile
         self.profile = get_money_profile(profile)
         self.settings = SETTINGS[profile] if settings is None else settings
@@ -97,6 +97,7 @@ class MoneyTable:
         self.settled: tuple[int, bool] | None = None  # the coup started just settled, disputed
         self.started = 0  # coups started so far
         self.table = table
+        self.earlier = earlier  # written as the software before issue 20 wrote it
         with self._clock():
             self.ledger.append("daemon.start", {
                 "version": "test", "code_sha256": "0" * 64, "table": table,
@@ -122,10 +123,13 @@ class MoneyTable:
             ) -> list[dict[str, Any]] | None:
         """A croupier's entry at the console: its records, or None if the rules refuse it."""
         action = {"op": op, **fields}
+        if self.earlier and op == "take_bank":
+            action["before_issue_20"] = True  # the players were counted at each stake then
         try:
             self.money, records = self.money.apply(action)
         except Refusal:
             return None
+        records = self._written(records)
         self.requests += 1
         self._commit([("action", {"id": f"req-{self.requests:016d}", "kind": op, "by": by,
                                   "role": role, "args": fields}),
@@ -195,8 +199,15 @@ class MoneyTable:
         return {**settlement, "lines": lines}
 
     def _apply(self, op: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.earlier and op["op"] == "settle":
+            op = {**op, "before_issue_20": True}  # the Schokolade left in the bank until asked
         self.money, records = self.money.apply(op)  # the shoe's own: never refused
-        return records
+        return self._written(records)
+
+    def _written(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The records as the ledger gets them: before issue 20, the place in turn, where a
+        bank passes and the places that declined were numbers (money/legacy.py)."""
+        return [_places_as_numbers(r) for r in records] if self.earlier else records
 
     def void_now(self, how: str) -> None:
         """The coup in play voided by a supervisor: on the console, or KEY then VOID."""
@@ -370,6 +381,21 @@ class MoneyTable:
         current = self.money.round
         if current is not None and current.bets and rng.random() < 0.1:
             self.act("withdraw", stake=rng.choice(current.bets).id)
+
+
+def _places_as_numbers(value: Any) -> Any:
+    """A money record with its players' keys in `in_turn`, `passes_to` and `declined` as the
+    place numbers the software before issue 20 wrote."""
+    def number(key: Any) -> Any:
+        return int(key.removeprefix("seat ")) if isinstance(key, str) else key
+
+    if isinstance(value, dict):
+        return {k: number(v) if k in ("in_turn", "passes_to") else
+                [number(p) for p in v] if k == "declined" else _places_as_numbers(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_places_as_numbers(v) for v in value]
+    return value
 
 
 def records_of(state_dir: Path) -> list[Record]:

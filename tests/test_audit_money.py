@@ -682,3 +682,59 @@ def test_a_time_span_of_the_whole_day_is_contiguous(state: Path) -> None:
     records = records_of(state)
     assert records[0].wall_ns == T0_NS
     assert records[-1].wall_ns > T0_NS + 600 * SECOND
+
+
+# ---- a ledger written before issue 20 stays valid under the rules it was written with -----------
+
+
+def test_a_ledger_written_before_issue_20_still_verifies(tmp_path: Path, capsys) -> None:
+    """Before issue 20 Baden's bank after a win not fully covered stayed whole (003's worked
+    example: 1,370) until the banker asked for the Schokolade, places were numbers
+    (`passes_to: 2`), and the players were counted at each stake: such a ledger verifies by
+    the rules it was written with (money/legacy.py), its export too, and its report reads
+    the Schokolade asked for; today's ledger sets it aside at the settlement (1,170)."""
+    state = table(tmp_path, "baden", seed=5, shoes=2, earlier=True)
+    records = records_of(state)
+    settled = [r.body for r in records if r.kind == "money.settlement"]
+    assert settled and not any("set_aside" in (s["bank"] or {}) for s in settled)
+    assert any(r.body["change"] == "schokolade" for r in records if r.kind == "money.bank")
+    assert any(isinstance(r.body["bank"]["in_turn"], int) for r in records
+               if r.kind == "money.bank")
+    assert any(isinstance((s["bank"] or {}).get("passes_to"), int) for s in settled)
+    assert not any("seated" in r.body for r in records if r.kind == "money.bank"
+                   and r.body["change"] == "take")
+    code, out, err = run(capsys, "verify", "--state-dir", state)
+    assert code == 0, err
+    assert f"money: {len(settled)} settlements follow their rounds and results" in out
+    out_dir = tmp_path / "export"
+    write_export(state, out_dir)
+    code, out, err = run(capsys, "verify", out_dir)
+    assert code == 0, err
+    assert "actions played again by the rules from record" in out
+    today = table(tmp_path / "today", "baden", seed=5, shoes=2)
+    assert any(Decimal(r.body["bank"]["set_aside"]) for r in records_of(today)
+               if r.kind == "money.settlement" and r.body["bank"])
+
+
+def test_the_earlier_reading_is_no_way_around_the_rules(tmp_path: Path, capsys) -> None:
+    """A settlement of today's (with `set_aside`) edited into the earlier form (the bank
+    kept whole, no `set_aside`) is played by the earlier reading, and what follows it in the
+    ledger, written by today's rules, no longer follows: named at the first record that
+    differs."""
+    state = table(tmp_path, "baden", seed=5, shoes=2)
+    out_dir = tmp_path / "export"
+    write_export(state, out_dir)
+    seen: dict[str, Any] = {}
+
+    def edit(records: Records) -> None:
+        i = at(records, "money.settlement", lambda b: b["bank"] is not None
+               and Decimal(b["bank"].get("set_aside", "0")) > 0)
+        bank = records[i]["body"]["bank"]
+        bank["after"] = str(Decimal(bank["after"]) + Decimal(bank.pop("set_aside")))
+        records[i]["body"]["rules"].remove("chemin_de_fer.set_aside")
+        seen["i"] = records[i]["idx"]
+
+    forge(out_dir, state, edit)
+    err = failed(capsys, out_dir)
+    assert f"record {seen['i'] + 1} " in err, err  # the bank settled: not the one recorded
+    assert "money.bank settled" in err and "the rules give" in err

@@ -28,10 +28,12 @@ def checked(play, settlement: dict) -> None:
 def test_baden_five_players_the_suivi_and_the_suite_after_an_egalite(tmp_path):
     with money_table(tmp_path / "state", "baden") as play:
         play.seat(1, 2, 3, 4)
-        play.ok("take_bank", who="seat 1", amount="800")
-        body = play.refused("stake", 409, "too_few_players", who="seat 2", amount="100")
+        # The minimum of players begins the game (issue 20): its first bank waits for five.
+        body = play.refused("take_bank", 409, "too_few_players", who="seat 1", amount="800")
         assert "mindestens fünf Spieler" in body["rule"]
+        assert body["error"] == "4 players are seated: the game begins with at least 5"
         play.seat(5)
+        play.ok("take_bank", who="seat 1", amount="800")
         play.ok("banco", who="seat 3", kind="banco_solo")
         settlement = play.coup("banker")  # seat 3 lost his banco: the suivi is his
         assert settlement["suivi"] == "seat 3"
@@ -50,7 +52,7 @@ def test_baden_five_players_the_suivi_and_the_suite_after_an_egalite(tmp_path):
         answer = play.ok("suite")
         bank = answer["money"][-1]["bank"]
         # Offered at the last sum: 800 + 800 less the Taxe of 40.
-        assert (bank["phase"], bank["offer"], bank["in_turn"]) == ("offer", "1560.00", 2)
+        assert (bank["phase"], bank["offer"], bank["in_turn"]) == ("offer", "1560.00", "seat 2")
         play.ok("decline_bank", who="seat 2")
         play.refused("accept_offer", 409, "out_of_turn", who="seat 4")
         play.ok("accept_offer", who="seat 3")
@@ -119,9 +121,9 @@ def test_zoppot_open_bank_partner_rule_22_and_rule_25(tmp_path):
 def test_clermont_over_the_line_a_standing_player_and_the_inspectors_limits(tmp_path):
     with money_table(tmp_path / "state", "clermont-2015") as play:
         play.seat(1, 2, 3, 4, 5)
-        play.ok("take_bank", who="seat 1", amount="500")
-        play.refused("stake", 409, "too_few_players", who="seat 2", amount="50")
+        play.refused("take_bank", 409, "too_few_players", who="seat 1", amount="500")
         play.seat(6)
+        play.ok("take_bank", who="seat 1", amount="500")
         answer = play.ok("stake", who="seat 2", amount="100", over_line="true")
         assert answer["money"][0]["stake"]["value"] == "50.00"  # worth half
         body = play.refused("stake", 400, "bad_request", who="outsider X", amount="20")
@@ -167,7 +169,7 @@ def test_eight_pack_the_bank_rotates_after_every_coup(tmp_path):
         play.ok("stake", who="seat 2", amount="40")
         settlement = play.coup("banker")
         checked(play, settlement)
-        assert settlement["bank"]["ends"] and settlement["bank"]["passes_to"] == 2
+        assert settlement["bank"]["ends"] and settlement["bank"]["passes_to"] == "seat 2"
         play.refused("suite", 409, "not_now")
         play.ok("take_bank", who="seat 2", amount="100")
 
@@ -221,7 +223,7 @@ def test_shimmy_go_banco_the_garage_and_a_pass_at_any_time(tmp_path):
         answer = play.ok("garage", amount="100")
         assert answer["money"][0]["paid"] == {"seat 1": "100"}
         play.ok("suite")  # 004: "at any time"
-        assert play.bank()["phase"] == "vacant" and play.bank()["in_turn"] == 2
+        assert play.bank()["phase"] == "vacant" and play.bank()["in_turn"] == "seat 2"
 
 
 # --- a supervisor's: corrections, a reopened settlement -----------------------------------------

@@ -170,9 +170,12 @@ def test_the_banks_history(baden: Path, capsys) -> None:
     for hand, suite in zip([h for h in hands if h["ended"] and h["ended"]["how"] == "Suite"],
                            suites, strict=True):
         assert hand["ended"]["amount"] == suite["amount"] == hand["to"]
-    schokolade = sum((Decimal(b["amount"]) for b in changes if b["change"] == "schokolade"),
-                     D0)
-    assert sum((Decimal(h["schokolade"]) for h in hands), D0) == schokolade > 0
+    # 003 (issue 20): the Schokolade set aside by each settlement, and any asked for
+    set_aside = [Decimal(r.body["bank"].get("set_aside", "0")) for r in records
+                 if r.kind == "money.settlement" and r.body["bank"]]
+    asked = [Decimal(b["amount"]) for b in changes if b["change"] == "schokolade"]
+    assert sum((Decimal(h["schokolade"]) for h in hands), D0) == sum(set_aside + asked, D0) > 0
+    assert any(set_aside)
     counted = {(r.body["shoe"], r.body["coup"]) for r in records
                if r.kind == "money.settlement" and r.body["counts"]}
     assert sum(h["won"] for h in hands) == sum(

@@ -37,7 +37,7 @@ from typing import Any
 from shoe_daemon.money.amounts import CONTEXT, ZERO, add, is_multiple
 from shoe_daemon.money.display import format_money
 from shoe_daemon.money.limits import TableLimits
-from shoe_daemon.money.players import Player, Seating
+from shoe_daemon.money.players import Player, Seating, place_of, seat_key
 from shoe_daemon.money.profile import (
     AfterPass,
     AuctionTies,
@@ -147,10 +147,20 @@ class Bank:
 
     # --- taking and refusing the bank ------------------------------------------------------------
 
+    @property
+    def begun(self) -> bool:
+        """The game has begun: its first bank was taken (001: "The game begins with the
+        player sitting at box no. 1 (banker), who lays a stake"; 003: "Zu Beginn der
+        Partie ... Der Spieler mit der niedrigsten Platznummer übernimmt die erste
+        Bankhalterschaft"). It goes on from banker to banker and across shoes."""
+        return self.anchor is not None
+
     def take(self, seating: Seating, who: Player, amount: Decimal | None,
-             partner: Player | None = None, partner_amount: Decimal = ZERO
-             ) -> tuple[Bank, Record]:
-        """The player in turn puts up the bank (`amount` None: an open bank, 000 rule 5)."""
+             partner: Player | None = None, partner_amount: Decimal = ZERO, *,
+             counted: bool = True) -> tuple[Bank, Record]:
+        """The player in turn puts up the bank (`amount` None: an open bank, 000 rule 5).
+        The game's first bank begins the game, with the house's minimum of players seated
+        (issue 20; `counted` False: a bank taken before issue 20, legacy.py)."""
         rules = self.rules
         self._phase(Phase.VACANT, "take the bank")
         turn = self.turn(seating)
@@ -158,6 +168,11 @@ class Bank:
         if not who.seated or who.seat != turn:
             raise _refuse("out_of_turn", f"the bank is place {turn}'s to take, not {who}'s",
                           term)
+        seated = len(seating.occupied)
+        least = rules.min_players.value
+        if counted and not self.begun and seated < least:
+            raise _refuse("too_few_players", f"{seated} players are seated: the game begins "
+                          f"with at least {least}", rules.min_players)
         if amount is None:
             if not rules.open_bank.value:
                 raise _refuse("not_offered", "no open bank here: name the bank's sum",
@@ -170,10 +185,11 @@ class Bank:
         self._check_partner(seating, who, amount, partner, partner_amount)
         bank = self._installed(who, amount, in_turn=True, partner=partner,
                                partner_amount=partner_amount if partner else ZERO)
+        more = {"seated": seated} if counted else {}
         return bank, bank._record("take", rules.open_bank if amount is None else term,
                                   who=who.key, amount=self._text(amount),
                                   partner=None if partner is None else partner.key,
-                                  partner_amount=self._text(bank.partner_amount))
+                                  partner_amount=self._text(bank.partner_amount), **more)
 
     def decline(self, seating: Seating, who: Player) -> tuple[Bank, Record]:
         """The player in turn does not take the bank (or the offer); it goes on."""
@@ -316,9 +332,13 @@ class Bank:
         if rules.set_aside.value is not SetAside.SCHOKOLADE:
             raise _refuse("not_offered", "no Schokolade here: the bank stays whole",
                           rules.set_aside)
+        if self.amount is not None and self.last == "won" and self.uncovered <= 0 and \
+                self.set_aside > 0:
+            raise _refuse("not_now", f"the Schokolade, {self.money(self.set_aside)}, is set "
+                          "aside already", rules.set_aside)
         if self.amount is None or self.last != "won" or self.uncovered <= 0:
-            raise _refuse("not_now", "no Schokolade: the bank did not just win a coup in which "
-                          "it was not fully staked against", rules.set_aside)
+            raise _refuse("not_now", "no Schokolade: the bank was fully staked against, or "
+                          "did not just win", rules.set_aside)
         part = self.uncovered
         bank = dataclasses.replace(self, amount=CONTEXT.subtract(self.amount, part),
                                    set_aside=add(self.set_aside, part), uncovered=ZERO)
@@ -377,9 +397,14 @@ class Bank:
                 "settled", rules.after_loss if outcome == "punter" else rules.rotates_each_coup,
                 shoe=settlement.shoe, coup=settlement.coup, outcome=outcome,
                 paid={self.holder.key: self._text(self.set_aside)}, may=[])
-        bank = dataclasses.replace(self, amount=after.after, partner_amount=after.partner_after,
-                                   last="won", coups=self.coups + 1, uncovered=after.uncovered,
-                                   suivi=_player(settlement.suivi))
+        # 003 (issue 20): the Schokolade set aside by the settlement is no longer in the bank;
+        # a settlement written before issue 20 left the uncovered part in it until asked for.
+        put = after.set_aside
+        bank = dataclasses.replace(
+            self, amount=after.after, partner_amount=after.partner_after, last="won",
+            coups=self.coups + 1, suivi=_player(settlement.suivi),
+            uncovered=after.uncovered if put is None else ZERO,
+            set_aside=self.set_aside if put is None else add(self.set_aside, put))
         return bank, bank._record("settled", rules.rotates_each_coup, shoe=settlement.shoe,
                                   coup=settlement.coup, outcome=outcome, may=bank.may(seating))
 
@@ -475,9 +500,9 @@ class Bank:
             "set_aside": self._text(self.set_aside),
             "anchor": self.anchor,
             "last_banker": key(self.last_banker),
-            "in_turn": self.in_turn,
+            "in_turn": seat_key(self.in_turn),
             "offer": self._text(self.offer),
-            "declined": list(self.declined),
+            "declined": [seat_key(p) for p in self.declined],
             "standing": self.standing,
             "bids": [[p.key, self._text(a)] for p, a in self.bids],
             "excluded": [[p.key, n] for p, n in self.excluded],
@@ -490,7 +515,9 @@ class Bank:
     @classmethod
     def from_dict(cls, profile: MoneyProfile, limits: TableLimits, data: Mapping[str, Any]
                   ) -> Bank:
-        """A bank from its state record (a restart, a verification from mid-ledger)."""
+        """A bank from its state record (a restart, a verification from mid-ledger); the
+        place in turn and the places that declined as players' keys or, in a ledger written
+        before issue 20, as places."""
         c = profile.currency.value
         try:
             def amount(key: str) -> Decimal | None:
@@ -499,8 +526,8 @@ class Bank:
             return cls(profile, limits, Phase(data["phase"]), _player(data["holder"]),
                        amount("amount"), _player(data["partner"]),
                        c.amount(data["partner_amount"]), c.amount(data["set_aside"]),
-                       data["anchor"], _player(data["last_banker"]), data["in_turn"],
-                       amount("offer"), tuple(int(p) for p in data["declined"]),
+                       data["anchor"], _player(data["last_banker"]), place_of(data["in_turn"]),
+                       amount("offer"), tuple(place_of(p) for p in data["declined"]),
                        bool(data["standing"]),
                        tuple((Player.parse(p), c.amount(a)) for p, a in data["bids"]),
                        tuple((Player.parse(p), int(n)) for p, n in data["excluded"]),

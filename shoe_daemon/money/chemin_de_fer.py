@@ -7,7 +7,8 @@ result (`settle`), so that `audit verify` recomputes every recorded settlement.
    cover, and the half of a stake over the line at 001, is returned.
 2. **Result.** The banker wins: each covered stake is lost to the bank, and the commission
    (the house's rate of what the banker wins, rounded down to the currency's unit) is taken
-   from it; the new bank is the old one plus the win less the commission. The punters win:
+   from it; the new bank is the old one plus the win less the commission (at 003 less the
+   Schokolade too: the part nobody staked against is set aside). The punters win:
    each covered stake is paid even money from the bank, the rest of the bank goes back to
    the banker and the bank passes. Égalité ("en carte") and a cancelled or void coup (000
    rule 24) return every stake and leave the bank as it was.
@@ -26,7 +27,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from shoe_daemon.money.amounts import CONTEXT, ZERO, add
-from shoe_daemon.money.profile import MoneyProfile, Outsiders, Suivi
+from shoe_daemon.money.profile import MoneyProfile, Outsiders, SetAside, Suivi
 from shoe_daemon.money.round import Round
 from shoe_daemon.money.settlement import (
     LOST,
@@ -84,8 +85,15 @@ def payment_order(closed: Round) -> list[Stake]:
     return head + [s for s in rest + outsiders if s not in lasts] + lasts
 
 
-def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
-    """The settlement of a closed Chemin de fer round by the house's rules."""
+def settle(profile: MoneyProfile, closed: Round, result: Result, *,
+           schokolade_asked: bool = False) -> Settlement:
+    """The settlement of a closed Chemin de fer round by the house's rules.
+
+    At a house that sets the Schokolade aside (003), a coup the bank won without being
+    fully staked against leaves the new bank at "die Verdopplung der ursprünglichen
+    Einsätze der Gegenspieler, abzüglich Taxe" and sets the rest aside (issue 20);
+    `schokolade_asked` is the reading of the ledgers written before it, where the rest
+    stayed in the bank until the banker asked for it (`Bank.schokolade`)."""
     _check(profile, closed, result)
     rules = closed.rules
     currency = profile.currency.value
@@ -139,15 +147,21 @@ def settle(profile: MoneyProfile, closed: Round, result: Result) -> Settlement:
         lines.append(Line(closed.bank.partner.key, "partner", None, partner, partner_risk,
                           result_word, keep_partner if ends else ZERO,
                           ZERO if ends else keep_partner, ZERO, partner_net))
-    after = ZERO if ends else CONTEXT.add(bank, total)
     uncovered = CONTEXT.subtract(bank, in_play) if decided and result.outcome == "banker" \
         else ZERO
+    set_aside = None
+    if rules.set_aside.value is SetAside.SCHOKOLADE and not schokolade_asked:
+        set_aside = ZERO if ends else uncovered
+        if set_aside:
+            applied.append("chemin_de_fer.set_aside")
+    after = ZERO if ends else CONTEXT.subtract(CONTEXT.add(bank, total), set_aside or ZERO)
     passes_to = closed.seating.next_after(closed.bank.anchor) if ends else None
     return Settlement(
         profile=profile.name, shoe=result.shoe, coup=result.coup, outcome=result.outcome,
         currency=currency, lines=tuple(lines), commission=commission,
         bank=BankAfter(closed.bank.banker.key, bank, after,
-                       ZERO if ends else keep_partner, uncovered, ends, passes_to),
+                       ZERO if ends else keep_partner, uncovered, ends, passes_to,
+                       set_aside),
         suivi=_suivi(closed, cover, result, decided),
         counts=bool(closed.stakes) and not result.void, rules=tuple(applied))
 

@@ -1,9 +1,15 @@
 """Who plays: a seated player by his place, an outsider by a label; the seating and the
 order of priority around the table.
 
-A player's key is his serialised form: "seat 3" or "outsider A". Places are numbered from 1;
-the Prime order starts at the banker's right, the next place up (000: "from place 1 to 2";
-003: "in aufsteigender Platznummern-Folge, der Prime-Folge"), and wraps around.
+A player's key is his serialised form: "seat 3" or "outsider A", and every money record
+names a player by it (issue 20): a stake's player, the banker and his partner, the suivi,
+the bidders, the place in turn to take the bank and where it passes (`passes_to`), the
+places that declined an offer. Ledgers written before named those last three by their
+place's number (`passes_to: 2`); `place_of` reads both. A place itself (the seating's
+`seat`, the banker in turn's `anchor` from which Prime is counted, a standing player's
+`box`) is a number. Places are numbered from 1; the Prime order starts at the banker's
+right, the next place up (000: "from place 1 to 2"; 003: "in aufsteigender
+Platznummern-Folge, der Prime-Folge"), and wraps around.
 """
 
 from __future__ import annotations
@@ -63,6 +69,27 @@ class Player:
             return cls(outsider=match.group(2))
         except ValueError as error:
             raise Refusal("bad_request", str(error), "the console's API") from None
+
+
+def seat_key(place: int | None) -> str | None:
+    """The key of the player at `place` ("seat 2"), None for none."""
+    return None if place is None else Player(seat=place).key
+
+
+def place_of(value: object) -> int | None:
+    """The place a record names: a seated player's key ("seat 2"), or the number a ledger
+    written before issue 20 recorded (2); None for none. ValueError for anything else."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Player(seat=value).seat
+    try:
+        player = Player.parse(value)
+    except Refusal as refusal:
+        raise ValueError(refusal.reason) from None
+    if player.seat is None:
+        raise ValueError(f"{value!r} is not a seated player")
+    return player.seat
 
 
 def seat(number: int) -> Player:

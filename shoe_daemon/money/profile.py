@@ -130,7 +130,7 @@ class CheminDeFerMoney:
     """The bank, the stakes and the bank's succession at a Chemin de fer table."""
 
     places: Term[int]  # seats at the table (the configuration may say otherwise)
-    min_players: Term[int]  # seated players, the banker included, before a coup is played
+    min_players: Term[int]  # seated players, the banker included, to begin a game: its 1st bank
     first_banker: Term[str]  # the lowest occupied place
     prime: Term[str]  # the order of priority: from the banker's right, place by place
     kinds: Mapping[Kind, Term[bool]]  # each kind of play: offered here?

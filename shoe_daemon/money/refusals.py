@@ -47,6 +47,11 @@ class Refusal(Exception):
         self.rule = rule
 
     def __str__(self) -> str:
+        """The reason alone: what the croupier reads (the rule is `rule`, shown apart)."""
+        return self.reason
+
+    def cited(self) -> str:
+        """The reason with its rule, for a log or an auditor's report."""
         return f"{self.reason} (rule: {self.rule})"
 
     def to_dict(self) -> dict[str, Any]:

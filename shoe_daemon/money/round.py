@@ -262,6 +262,25 @@ class Round:
         current, records = current._remove(ids, "withdrawn")
         return current, [*records, *changed]
 
+    def within(self, why: str) -> tuple[Round, Records]:
+        """The round held against a bank made smaller while betting is open (003's
+        Schokolade): a banco solo or banco, which plays the whole bank, is returned with
+        its shares; the other stakes the bank binds stand in the order they were placed
+        while the bank covers them, and the rest are returned whole (`why`)."""
+        bank = self.bank.amount
+        assert bank is not None
+        gone = {s.id for s in self.stakes if s.kind in (StakeKind.BANCO_SOLO, StakeKind.BANCO)}
+        gone |= {s.id for s in self.stakes if s.of in gone}
+        covered = ZERO
+        for s in self.stakes:
+            if s.id in gone or self._beyond_bank(s):
+                continue
+            if CONTEXT.add(covered, s.value) > bank:
+                gone.add(s.id)
+            else:
+                covered = CONTEXT.add(covered, s.value)
+        return self._remove([s.id for s in self.stakes if s.id in gone], why)
+
     def _changed(self, banco: Stake, own: Decimal) -> tuple[Round, Records]:
         """The banco player's own part, after a share is taken or given back."""
         currency = self.profile.currency.value
@@ -314,13 +333,9 @@ class Round:
                          "until the coup is settled", self.rules.closing)
 
     def _betting(self) -> None:
-        """A new stake: betting is open and enough players are seated."""
+        """A new stake: betting is open. The minimum of players begins a game (its first
+        bank, `Bank.take`); a hand under way goes on when a player leaves (issue 20)."""
         self._open()
-        seated = len(self.seating.occupied)
-        if seated < self.rules.min_players.value:
-            raise refuse("too_few_players", f"{seated} players are seated; "
-                         f"{self.profile.name} plays with at least "
-                         f"{self.rules.min_players.value}", self.rules.min_players)
 
     def _punter(self, who: Player, banco: bool) -> None:
         rules = self.rules

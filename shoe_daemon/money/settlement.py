@@ -25,6 +25,7 @@ from typing import Any
 from shoe_daemon.game.cards import is_card
 from shoe_daemon.game.results import OUTCOMES
 from shoe_daemon.money.amounts import CONTEXT, Currency, add
+from shoe_daemon.money.players import place_of, seat_key
 from shoe_daemon.money.stakes import RecordError
 
 WON, LOST, RETURNED, STAYS = "won", "lost", "returned", "stays"
@@ -115,22 +116,34 @@ class BankAfter:
     before: Decimal  # the bank in play
     after: Decimal  # the bank that stays (0 when it ends)
     partner_after: Decimal  # the partner's part of `after`
-    uncovered: Decimal  # the part of the bank nobody staked against: 003's Schokolade
+    uncovered: Decimal  # the part of the bank nobody staked against in a coup it won
     ends: bool  # the bank leaves the banker (a loss, or 002's rotation)
     passes_to: int | None  # the place whose turn it is to bank, when it ends
+    #: 003's Schokolade set aside by this settlement (issue 20: "gehört im nächsten Spiel
+    #: nicht mehr zur Banksumme"); None where the house sets nothing aside, and in a ledger
+    #: written before issue 20, where the uncovered part stayed in the bank until the banker
+    #: asked for it (a `schokolade` action): the record then has no `set_aside`.
+    set_aside: Decimal | None = None
 
     def to_dict(self, currency: Currency) -> dict[str, Any]:
-        return {"holder": self.holder, "before": currency.text(self.before),
-                "after": currency.text(self.after),
-                "partner_after": currency.text(self.partner_after),
-                "uncovered": currency.text(self.uncovered), "ends": self.ends,
-                "passes_to": self.passes_to}
+        out = {"holder": self.holder, "before": currency.text(self.before),
+               "after": currency.text(self.after),
+               "partner_after": currency.text(self.partner_after),
+               "uncovered": currency.text(self.uncovered), "ends": self.ends,
+               "passes_to": seat_key(self.passes_to)}
+        if self.set_aside is not None:
+            out["set_aside"] = currency.text(self.set_aside)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], currency: Currency) -> BankAfter:
+        """Read back; `passes_to` as a player's key or, written before issue 20, a place."""
+        set_aside = data.get("set_aside")
         return cls(str(data["holder"]), currency.amount(data["before"]),
                    currency.amount(data["after"]), currency.amount(data["partner_after"]),
-                   currency.amount(data["uncovered"]), bool(data["ends"]), data["passes_to"])
+                   currency.amount(data["uncovered"]), bool(data["ends"]),
+                   place_of(data["passes_to"]),
+                   None if set_aside is None else currency.amount(set_aside, "set_aside"))
 
 
 @dataclass(frozen=True)

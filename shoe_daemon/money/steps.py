@@ -14,6 +14,7 @@ Where one action makes several records, the reader knows them by their shape:
 | --- | --- |
 | `money.withdrawn` (displaced, cleared)..., `money.stake` of a banco form | `banco` |
 | `money.withdrawn` (the banker gave up the bank)..., `money.bank` `suite` | `suite` |
+| `money.withdrawn` (not covered)..., `money.bank` `schokolade` | `schokolade` |
 | `money.stake_changed`, `money.stake` `share` | `share` |
 | `money.withdrawn` `withdrawn`, its shares', (`money.stake_changed` of a share) | `withdraw` |
 | (`money.bank` `open_bank_fixed`), (`money.stake` `difference`), `money.round` | `close` |
@@ -25,7 +26,9 @@ Where one action makes several records, the reader knows them by their shape:
 
 A settlement's action takes the `coup.result` line the ledger published for its coup, which
 the caller gives (`result_for`): the settlement is thereby played against the published
-result, never against the one it may claim.
+result, never against the one it may claim; a settlement written before issue 20 at Baden
+(no `bank.set_aside`) is played by the reading it was written with, as a bank taken before
+it (no `seated`) is (`before_issue_20`, legacy.py).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from shoe_daemon.game.rules import Game
+from shoe_daemon.money.legacy import EARLIER, schokolade_asked, uncounted
 from shoe_daemon.money.limits import TableLimits
 from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.stakes import RecordError
@@ -127,7 +131,10 @@ class StepReader:
                 if end < len(records) and records[end].get("event") == "money.bank" and \
                         records[end].get("change") == "settled":
                     end += 1
-                return {"op": "settle", "result": dict(result)}, end
+                op: Op = {"op": "settle", "result": dict(result)}
+                if schokolade_asked(self.profile, record):
+                    op[EARLIER] = True  # the Schokolade asked for (legacy.py)
+                return op, end
             if event == "money.bet":
                 bet = record["bet"]
                 return {"op": "bet", "box": bet["box"], "bet": bet["bet"],
@@ -172,10 +179,10 @@ class StepReader:
         then = records[end]
         if _is(then, "money.stake") and then["stake"]["kind"] in BANCO_KINDS:
             return self._banco(then["stake"]), end + 1
-        if _is(then, "money.bank") and then["change"] == "suite":
-            return {"op": "suite"}, end + 1
-        raise RecordError(f"stakes returned ({first['why']}) without the banco or Suite that "
-                          "returned them")
+        if _is(then, "money.bank") and then["change"] in ("suite", "schokolade"):
+            return {"op": then["change"]}, end + 1
+        raise RecordError(f"stakes returned ({first['why']}) without the banco, Suite or "
+                          "Schokolade that returned them")
 
     def _stake(self, records: Sequence[Mapping[str, Any]], at: int) -> tuple[Op, int]:
         stake = records[at]["stake"]
@@ -209,6 +216,8 @@ class StepReader:
                       "amount": "open" if record["amount"] is None else record["amount"]}
             if record["partner"] is not None:
                 op.update(partner=record["partner"], partner_amount=record["partner_amount"])
+            if uncounted(record):
+                op[EARLIER] = True  # the players not counted at the take (legacy.py)
             return op, at + 1
         if change == "suite":
             return {"op": "suite"}, at + 1

@@ -28,6 +28,9 @@ and how `audit verify` checks the money (`shoe_daemon.money.verify`).
 | `settle` | `result` | the published `coup.result` line of the closed coup |
 | `new_shoe` | `shoe` | the shoe's `BTN,SHOE` |
 
+`take_bank` and `settle` take `before_issue_20: true` when they play a record written
+before issue 20 again, by the rules it was written with (legacy.py).
+
 A supervisor's (the console says who may: the money refuses by the rules only):
 
 | op | fields | what |
@@ -50,6 +53,7 @@ from shoe_daemon.money.amounts import ZERO, AmountError, add
 from shoe_daemon.money.bank import Bank, Phase
 from shoe_daemon.money.chemin_de_fer import settle as settle_chemin_de_fer
 from shoe_daemon.money.chemin_de_fer import unbanked
+from shoe_daemon.money.legacy import EARLIER
 from shoe_daemon.money.limits import (
     CHEMIN_DE_FER_KEYS,
     PUNTO_BANCO_KEYS,
@@ -74,7 +78,8 @@ API = "the money actions (docs/money.md, \"Actions\")"
 OPS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     "sit": (frozenset({"seat"}), frozenset()),
     "leave": (frozenset({"seat"}), frozenset()),
-    "take_bank": (frozenset({"who", "amount"}), frozenset({"partner", "partner_amount"})),
+    "take_bank": (frozenset({"who", "amount"}),
+                  frozenset({"partner", "partner_amount", EARLIER})),
     "decline_bank": (frozenset({"who"}), frozenset()),
     "accept_offer": (frozenset({"who"}), frozenset()),
     "to_auction": (frozenset(), frozenset()),
@@ -89,7 +94,7 @@ OPS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     "bet": (frozenset({"box", "bet", "amount"}), frozenset()),
     "withdraw": (frozenset({"stake"}), frozenset()),
     "close": (frozenset({"shoe", "coup"}), frozenset()),
-    "settle": (frozenset({"result"}), frozenset()),
+    "settle": (frozenset({"result"}), frozenset({EARLIER})),
     "new_shoe": (frozenset({"shoe"}), frozenset()),
     "limits": (frozenset({"by", "reason"}),
                frozenset({"source", *CHEMIN_DE_FER_KEYS, *PUNTO_BANCO_KEYS})),
@@ -222,7 +227,7 @@ class TableMoney:
         partner = None if f.get("partner") is None else Player.parse(f["partner"])
         part = self._amount(f.get("partner_amount", "0"), "partner_amount")
         return self._banked(*self.bank.take(self.seating, Player.parse(f["who"]), amount,
-                                            partner, part))
+                                            partner, part, counted=not _earlier(f)))
 
     def _op_decline_bank(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         assert self.bank is not None and self.seating is not None
@@ -259,9 +264,22 @@ class TableMoney:
         return dataclasses.replace(self, bank=bank, round=None), [*records, record]
 
     def _op_schokolade(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
-        assert self.bank is not None
-        self._no_stakes()
-        return self._banked(*self.bank.schokolade())
+        """003: "kann der Bankhalter die entstehende Differenz zur Seite stellen lassen.
+        Dieser Betrag, Schokolade genannt, gehört im nächsten Spiel nicht mehr zur
+        Banksumme": asked for before the next coup is dealt, so while betting is open, stakes
+        placed or not (issue 20). The stakes are then held against the smaller bank
+        (`Round.within`): a banco, which plays the whole bank, is returned with its shares,
+        and the other stakes stand in the order they were placed while the bank covers them
+        (003: "Ist die Banksumme erreicht, können keine weiteren Spieler mehr setzen"); the
+        rest are returned whole, to be staked again within what is left."""
+        assert self.bank is not None and self.profile.chemin_de_fer is not None
+        self._not_dealt(self.profile.chemin_de_fer.closing.source)
+        bank, record = self.bank.schokolade()
+        if not isinstance(self.round, Round) or not self.round.stakes:
+            return dataclasses.replace(self, bank=bank, round=None), [record]
+        current, records = dataclasses.replace(self.round, bank=bank.in_play()).within(
+            "the Schokolade was set aside: the smaller bank does not cover it")
+        return dataclasses.replace(self, bank=bank, round=current), [*records, record]
 
     def _op_garage(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         assert self.bank is not None
@@ -379,6 +397,7 @@ class TableMoney:
     def _op_settle(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         if not isinstance(f["result"], Mapping):
             raise bad("result is the coup.result line")
+        asked = _earlier(f)
         try:
             result = Result.of_line(f["result"])
         except RecordError as error:
@@ -393,7 +412,8 @@ class TableMoney:
                           f"{result.coup} (closed: {dealt})", API)
         try:
             if isinstance(closed, Round):
-                settlement = settle_chemin_de_fer(self.profile, closed, result)
+                settlement = settle_chemin_de_fer(self.profile, closed, result,
+                                                  schokolade_asked=asked)
             else:
                 settlement = settle_punto_banco(self.profile, closed, result)
         except RecordError as error:
@@ -732,6 +752,16 @@ class TableMoney:
         except AmountError as error:
             raise bad(str(error)) from None
 
+    def _may(self) -> list[str]:
+        """What the banker may do now: nothing once the coup is dealt; while stakes are
+        placed, give up the bank or ask for the Schokolade, not garage chips."""
+        assert self.bank is not None and self.seating is not None
+        current = self.round
+        if current is not None and current.closed is not None:
+            return []
+        may = self.bank.may(self.seating)
+        return [m for m in may if m != "garage"] if self.staked else may
+
     def summary(self) -> dict[str, Any]:
         """What the console shows of the table's money now (nothing of a closed coup's cards)."""
         current = self.round
@@ -742,7 +772,7 @@ class TableMoney:
         if self.bank is not None and self.seating is not None:
             out["bank"] = self.bank.to_dict()
             out["turn"] = self.bank.turn(self.seating)
-            out["may"] = [] if self.staked else self.bank.may(self.seating)
+            out["may"] = self._may()
         out["round"] = None if current is None else current.to_record()
         out["carried"] = bets_state(self.profile, self.carried)
         out["correctable"] = current is not None and current.closed is not None and \
@@ -803,6 +833,14 @@ def _adjustments(original: Mapping[str, Any], corrected: Mapping[str, Any], curr
     except (KeyError, TypeError, ValueError, AmountError) as error:
         raise bad(f"the settlement recorded cannot be read: {error}") from None
     return {"lines": lines, "commission": currency.text(commission)}
+
+
+def _earlier(f: Mapping[str, Any]) -> bool:
+    """The op plays a record written before issue 20 again (legacy.py)."""
+    value = f.get(EARLIER, False)
+    if not isinstance(value, bool):
+        raise bad(f"{EARLIER} is true or false, not {value!r}")
+    return value
 
 
 def _parse(op: Any) -> tuple[str, Mapping[str, Any]]:

@@ -19,6 +19,7 @@ from typing import Any
 from shoe_daemon.game.rules import Game
 from shoe_daemon.money.chemin_de_fer import settle as settle_chemin_de_fer
 from shoe_daemon.money.chemin_de_fer import unbanked
+from shoe_daemon.money.legacy import current_form, schokolade_asked
 from shoe_daemon.money.limits import TableLimits
 from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.punto_banco import BetRound
@@ -33,9 +34,11 @@ Step = tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
 
 def settle_round(profile: MoneyProfile, round_record: Mapping[str, Any],
-                 result_line: Mapping[str, Any]) -> Settlement:
-    """The settlement of a recorded closed round and its result; RecordError if either
-    cannot be read or they are not one coup."""
+                 result_line: Mapping[str, Any], *, schokolade_asked: bool = False
+                 ) -> Settlement:
+    """The settlement of a recorded closed round and its result (`schokolade_asked`: by the
+    reading before issue 20, legacy.py); RecordError if either cannot be read or they are
+    not one coup."""
     result = Result.of_line(result_line)
     if profile.game is Game.PUNTO_BANCO:
         return settle_punto_banco(profile, BetRound.from_record(profile, round_record), result)
@@ -45,17 +48,20 @@ def settle_round(profile: MoneyProfile, round_record: Mapping[str, Any],
                                                                                result.coup):
             raise RecordError("a round without a bank has no stakes and is the result's coup")
         return unbanked(profile, result)
-    return settle_chemin_de_fer(profile, Round.from_record(profile, round_record), result)
+    return settle_chemin_de_fer(profile, Round.from_record(profile, round_record), result,
+                                schokolade_asked=schokolade_asked)
 
 
 def check_settlement(profile: MoneyProfile, round_record: Mapping[str, Any],
                      result_line: Mapping[str, Any], recorded: Mapping[str, Any]) -> str | None:
-    """None when `recorded` is the settlement the rules give; else the first difference."""
+    """None when `recorded` is the settlement the rules give (by the rules it was written
+    with: legacy.py); else the first difference."""
     try:
-        computed = settle_round(profile, round_record, result_line).to_dict()
+        computed = settle_round(profile, round_record, result_line,
+                                schokolade_asked=schokolade_asked(profile, recorded)).to_dict()
     except (RecordError, ValueError) as error:
         return f"the settlement cannot be recomputed: {error}"
-    return first_difference(dict(recorded), computed)
+    return first_difference(current_form(recorded), computed)
 
 
 def replay(profile: MoneyProfile, limits: TableLimits, ops: Iterable[Mapping[str, Any]],
@@ -77,8 +83,8 @@ def check_step(table: TableMoney, op: Mapping[str, Any],
     try:
         table, records = table.apply(op)
     except Refusal as refusal:
-        return table, f"the rules refuse it: {refusal}"
-    return table, first_difference([dict(r) for r in recorded], records, "records")
+        return table, f"the rules refuse it: {refusal.cited()}"
+    return table, first_difference([current_form(r) for r in recorded], records, "records")
 
 
 def check_actions(profile: MoneyProfile, limits: TableLimits, steps: Iterable[Step],

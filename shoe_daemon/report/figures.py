@@ -9,6 +9,9 @@ by a supervisor's `money.correction` where one reopened it), the bank's history
 (`money.bank`), the voids with who voided them (the console's `action`, the shoe's `KEY`
 and `VOID` frames, the resolution of a hold) and the supervisors' corrections. Amounts are
 `Decimal` throughout and strings in the house's currency in `to_dict`; nothing is a float.
+A hand's Schokolade is what its settlements set aside (003, issue 20) and what the banker
+asked for (`money.bank` `schokolade`, a ledger written before); a player is named by his key
+(`passes_to: "seat 2"`), an earlier ledger's place numbers read as keys (money/legacy.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from shoe_daemon.game.results import OUTCOMES
 from shoe_daemon.game.rules import Game
 from shoe_daemon.money.amounts import ZERO, Currency
 from shoe_daemon.money.houses import get_money_profile
+from shoe_daemon.money.legacy import current_form
 from shoe_daemon.money.profile import Bet, MoneyProfile
 
 Coup = tuple[int, int]
@@ -396,11 +400,14 @@ class ShiftReport:
                 hand.lost += 1
             elif outcome == "egalite":
                 hand.egalite += 1
+        after = settlement.get("bank") or {}
+        if after.get("set_aside") is not None:  # 003's Schokolade, set aside by the settlement
+            hand.schokolade += _decimal(after["set_aside"])
         if state is not None and state.get("phase") != "held":
-            after = settlement.get("bank") or {}
             how = "lost" if outcome == "punter" else "rotation"
             hand.ended = {"how": how, "shoe": body.get("shoe"), "coup": body.get("coup"),
-                          "amount": after.get("before"), "passes_to": after.get("passes_to"),
+                          "amount": after.get("before"),
+                          "passes_to": current_form(after).get("passes_to"),
                           "paid": body.get("paid")}
             hand.amount = ZERO
             self.hand = None

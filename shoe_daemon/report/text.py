@@ -90,7 +90,7 @@ def _bank(shoe: Mapping[str, Any], money: Any) -> list[str]:
             end = "still held"
         elif ended["how"] == "lost":
             end = f"lost at coup {ended['coup']} ({money(ended['amount'])}), the bank to " \
-                  f"place {ended['passes_to']}"
+                  f"{ended['passes_to']}"
         elif ended["how"] == "Suite":
             end = f"Suite at {money(ended['amount'])}"
         elif ended["how"] == "rotation":

@@ -77,11 +77,14 @@ class Desk:
 
     def coup_played(self, outcome: str, **cards: Any) -> dict[str, Any]:
         """Close the round for the next coup and settle it; the settlement record."""
+        return self.coup_played_records(outcome, **cards)[0]
+
+    def coup_played_records(self, outcome: str, **cards: Any) -> list[dict[str, Any]]:
+        """Close the round for the next coup and settle it; the settlement's records."""
         self.coup += 1
         self.do("close", shoe=self.shoe, coup=self.coup)
-        records = self.do("settle", result=line(self.profile.name, self.shoe, self.coup,
-                                                outcome, **cards))
-        return records[0]
+        return self.do("settle", result=line(self.profile.name, self.shoe, self.coup,
+                                             outcome, **cards))
 
     @property
     def bank(self) -> Mapping[str, Any]:

@@ -61,7 +61,7 @@ def test_declined_bank_goes_on(name: str) -> None:
     desk = full(name)
     refused(desk, "out_of_turn", "decline_bank", who="seat 2")
     records = desk.do("decline_bank", who="seat 1")
-    assert records[0]["bank"]["in_turn"] == 2
+    assert records[0]["bank"]["in_turn"] == "seat 2"
     assert records[0]["rule"] == "chemin_de_fer.decline_bank"
     assert "next in circuit" in profile(name).term(records[0]["rule"]).source
     desk.do("take_bank", who="seat 2", amount="500")
@@ -73,10 +73,10 @@ def test_after_a_loss_the_bank_passes_to_the_next_place(name: str) -> None:
     desk = Desk(name, [1, 2, 4, 5, 6, 7, 8])
     desk.do("take_bank", who="seat 1", amount="500")
     settlement = lost(desk)
-    assert settlement["bank"]["passes_to"] == 2
+    assert settlement["bank"]["passes_to"] == "seat 2"
     desk.do("take_bank", who="seat 2", amount="300")
     desk.do("leave", seat=4)
-    assert lost(desk, "seat 5")["bank"]["passes_to"] == 5  # the empty place is passed over
+    assert lost(desk, "seat 5")["bank"]["passes_to"] == "seat 5"  # the empty place is passed over
     refused(desk, "out_of_turn", "take_bank", who="seat 6", amount="300")
     desk.do("take_bank", who="seat 5", amount="300")
 
@@ -139,7 +139,7 @@ def test_zoppot_suite_auction_and_rule_22() -> None:
     assert desk.bank["excluded"] == [["outsider A", 1]]  # seat 1 free again: changed hands
     assert desk.bank["anchor"] == 1  # still counted from the originator
     lost(desk, "seat 3")
-    assert desk.bank["in_turn"] == 2  # the place after the banker in turn who gave it up
+    assert desk.bank["in_turn"] == "seat 2"  # the place after the banker in turn who gave it up
 
 
 def test_zoppot_payment_order_ends_with_the_last_banker() -> None:
@@ -163,7 +163,7 @@ def test_an_auction_without_bids_goes_to_the_next_place() -> None:
     won(desk)
     desk.do("suite")
     desk.do("award")
-    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == 2
+    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == "seat 2"
 
 
 def test_new_shoe_keeps_the_figure_rule_25() -> None:
@@ -201,7 +201,7 @@ def test_clermont_pass_offer_standing_and_auction() -> None:
     refused(desk, "not_now", "suite")
     won(desk)
     records = desk.do("suite")
-    assert records[-1]["bank"]["offer"] == "595.00" and records[-1]["bank"]["in_turn"] == 2
+    assert records[-1]["bank"]["offer"] == "595.00" and records[-1]["bank"]["in_turn"] == "seat 2"
     refused(desk, "out_of_turn", "accept_offer", who="seat 3")
     for seat in range(2, 9):
         desk.do("decline_bank", who=f"seat {seat}")
@@ -225,7 +225,7 @@ def test_clermont_standing_player_takes_the_offer_out_of_turn() -> None:
     desk.do("accept_offer", who="outsider A")
     assert desk.bank["holder"] == "outsider A" and desk.bank["amount"] == "595.00"
     lost(desk, "seat 6")
-    assert desk.bank["in_turn"] == 2
+    assert desk.bank["in_turn"] == "seat 2"
 
 
 # --- Baden: the offer in turn, the auction, the banker out of turn -------------------------------
@@ -243,7 +243,7 @@ def test_baden_offer_in_turn_then_auction_and_successor() -> None:
     desk.do("stake", who="seat 6", amount="100")
     desk.coup_played("egalite")
     records = desk.do("suite")  # after an égalité, as after a win
-    assert records[-1]["bank"]["in_turn"] == 5
+    assert records[-1]["bank"]["in_turn"] == "seat 5"
     for seat in (5, 6, 7, 8, 9, 1, 2, 3):
         desk.do("decline_bank", who=f"seat {seat}")
     assert desk.bank["phase"] == "auction"
@@ -252,18 +252,17 @@ def test_baden_offer_in_turn_then_auction_and_successor() -> None:
     desk.do("award")
     assert desk.bank["holder"] == "outsider Z" and desk.bank["anchor"] == 4
     lost(desk, "seat 9")
-    assert desk.bank["in_turn"] == 5  # right of the penultimate banker, seat 4
+    assert desk.bank["in_turn"] == "seat 5"  # right of the penultimate banker, seat 4
 
 
 def test_baden_offer_taken_in_turn() -> None:
     desk = full("baden")
     desk.do("take_bank", who="seat 1", amount="500")
-    won(desk)
-    desk.do("schokolade")
+    won(desk)  # the Schokolade, Fr. 400, set aside by the settlement (issue 20)
     desk.do("suite")
     desk.do("decline_bank", who="seat 2")
     desk.do("accept_offer", who="seat 3")
-    # "in der Höhe der letzten Banksumme": 595 less the Schokolade 400 set aside
+    # "in der Höhe der letzten Banksumme": 100 doubled, less the Taxe of 5
     assert desk.bank["holder"] == "seat 3" and desk.bank["amount"] == "195.00"
     assert desk.bank["anchor"] == 3 and desk.bank["last_banker"] is None
 
@@ -285,14 +284,14 @@ def test_shimmy_garage_and_pass() -> None:
     desk.do("withdraw", stake="s1")
     records = desk.do("suite")
     assert records[-1]["paid"] == {"seat 1": "585"}
-    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == 2
+    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == "seat 2"
 
 
 def test_shimmy_passes_before_any_coup() -> None:
     desk = full("shimmy")
     desk.do("take_bank", who="seat 1", amount="500")
     desk.do("suite")
-    assert desk.bank["in_turn"] == 2
+    assert desk.bank["in_turn"] == "seat 2"
 
 
 def test_eight_pack_has_no_suite() -> None:
@@ -327,5 +326,7 @@ def test_settled_bank_follows_the_settlement() -> None:
     desk = full("baden")
     desk.do("take_bank", who="seat 1", amount="500")
     settlement = won(desk, amount="200")
-    assert desk.bank["amount"] == settlement["bank"]["after"] == "690.00"
+    # 003: "die Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich Taxe"
+    assert desk.bank["amount"] == settlement["bank"]["after"] == "390.00"
+    assert desk.bank["set_aside"] == settlement["bank"]["set_aside"] == "300.00"
     assert amounts(settlement)["bank"] == 190

@@ -7,7 +7,9 @@ from decimal import Decimal
 
 import pytest
 
+from shoe_daemon.money.legacy import uncounted
 from shoe_daemon.money.refusals import Refusal
+from shoe_daemon.money.steps import StepReader
 from tests.money.support import CHEMIN_DE_FER, Desk, profile
 
 FULL = range(1, 10)
@@ -86,15 +88,46 @@ def test_no_bank_no_stakes() -> None:
     refused(desk, "no_bank", "stake", who="seat 2", amount="100")
 
 
-def test_too_few_players() -> None:
-    """001: "at least six players must be sitting at the table"; 003: "mindestens fünf"."""
-    desk = banked("clermont-2015", "500", seated=range(1, 6))
-    refusal = refused(desk, "too_few_players", "stake", who="seat 2", amount="100")
-    assert "six players" in refusal.rule
+def test_the_minimum_of_players_begins_a_game_it_does_not_gate_a_stake() -> None:
+    """The ruling of issue 20: 001 "To begin the game at least six players must be sitting
+    at the table", and "The game begins with the player sitting at box no. 1 (banker), who
+    lays a stake"; 003 "Zu Beginn der Partie, zu der mindestens fünf Spieler benötigt
+    werden" and "Der Spieler mit der niedrigsten Platznummer übernimmt die erste
+    Bankhalterschaft". The game's first bank is refused with too few seated; once begun, a
+    hand under way goes on when players leave, and so does the game from banker to banker."""
+    desk = Desk("clermont-2015", range(1, 6))
+    refusal = refused(desk, "too_few_players", "take_bank", who="seat 1", amount="500")
+    assert "six players" in refusal.rule and "issue 20" in refusal.rule
+    assert refusal.reason == "5 players are seated: the game begins with at least 6"
     desk.do("sit", seat=6)
+    records = desk.do("take_bank", who="seat 1", amount="500")
+    assert records[0]["seated"] == 6
     desk.do("stake", who="seat 2", amount="100")
-    baden = banked("baden", "500", seated=range(1, 5))
-    refused(baden, "too_few_players", "stake", who="seat 2", amount="100")
+    desk.do("leave", seat=6)
+    desk.do("leave", seat=5)  # four seated: the hand goes on
+    desk.do("stake", who="seat 3", amount="100")
+    desk.do("banco", who="seat 4", kind="banco_solo")
+    desk.coup_played("punter")  # the bank passes, and the game goes on with four
+    desk.do("take_bank", who="seat 2", amount="500")
+    desk.do("stake", who="seat 3", amount="100")
+    baden = Desk("baden", range(1, 5))
+    refusal = refused(baden, "too_few_players", "take_bank", who="seat 1", amount="500")
+    assert "mindestens fünf Spieler" in refusal.rule
+    baden.do("sit", seat=9)
+    baden.do("take_bank", who="seat 1", amount="500")
+    baden.do("leave", seat=9)
+    baden.do("stake", who="seat 2", amount="100")
+
+
+def test_a_bank_taken_before_issue_20_was_not_counted() -> None:
+    """A ledger written before issue 20 counted the players at each stake, not at the take:
+    its `take` record has no `seated` and is played again uncounted (legacy.py)."""
+    desk = Desk("baden", range(1, 5))
+    records = desk.do("take_bank", who="seat 1", amount="500", before_issue_20=True)
+    assert "seated" not in records[0] and uncounted(records[0])
+    op = StepReader(profile("baden")).read(records, lambda shoe, coup: {})[0][0]
+    assert op == {"op": "take_bank", "who": "seat 1", "amount": "500.00",
+                  "before_issue_20": True}
 
 
 # --- banco forms and priority --------------------------------------------------------------------

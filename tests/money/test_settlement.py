@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from shoe_daemon.money.legacy import schokolade_asked
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import Settlement
 from shoe_daemon.money.verify import check_settlement, settle_round
@@ -22,6 +23,16 @@ def banked(name: str, amount: str, seated=None, **more: object) -> Desk:
     return desk
 
 
+def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
+    """The action is refused with `code`, and nothing changed."""
+    before = desk.table
+    with pytest.raises(Refusal) as caught:
+        desk.do(op, **fields)
+    assert caught.value.code == code, caught.value
+    assert desk.table is before
+    return caught.value
+
+
 def round_record(desk: Desk) -> dict:
     """The last closed round's record among the desk's steps."""
     return next(r for _, records in reversed(desk.steps) for r in records
@@ -32,43 +43,109 @@ def round_record(desk: Desk) -> dict:
 
 
 def test_schokolade_worked_example() -> None:
-    """003: Banco Fr. 800 less Ponte Fr. 600 is Schokolade Fr. 200; Banksumme Fr. 1200 less
-    Taxe Fr. 30 is neue Banksumme Fr. 1170 (the Ponte's 600 doubled, less 5 %)."""
+    """003 and its worked example, by the ruling of issue 20: Banco Fr. 800 less Ponte Fr.
+    600 is Schokolade Fr. 200, set aside ("gehört im nächsten Spiel nicht mehr zur
+    Banksumme"); Banksumme Fr. 1200 less Taxe Fr. 30 is neue Banksumme Fr. 1170 ("Die neue
+    Banksumme ergibt sich aus der Verdopplung der ursprünglichen Einsätze der Gegenspieler,
+    abzüglich Taxe"), by the settlement itself."""
     desk = banked("baden", "800")
     desk.do("stake", who="seat 3", amount="300")
     desk.do("stake", who="seat 5", amount="200")
     desk.do("stake", who="seat 7", amount="100")
-    settlement = desk.coup_played("banker")
+    records = desk.coup_played_records("banker")
+    settlement = records[0]
     assert settlement["commission"] == "30.00"  # Taxe Fr. 30
-    assert settlement["bank"]["uncovered"] == "200.00"  # Schokolade Fr. 200
-    assert amounts(settlement)["bank"] == Decimal(570)
-    records = desk.do("schokolade")
-    new_bank = Decimal(records[0]["bank"]["amount"])
-    assert new_bank == Decimal(1170)  # neue Banksumme Fr. 1170
-    assert new_bank == 2 * Decimal(600) - Decimal(30)  # Banksumme 1200 - Taxe 30
-    assert records[0]["bank"]["set_aside"] == "200.00"
+    assert settlement["bank"]["uncovered"] == "200.00"
+    assert settlement["bank"]["set_aside"] == "200.00"  # Schokolade Fr. 200
+    assert settlement["bank"]["after"] == "1170.00"  # neue Banksumme Fr. 1170
+    assert Decimal(settlement["bank"]["after"]) == 2 * Decimal(600) - Decimal(30)
+    assert "chemin_de_fer.set_aside" in settlement["rules"]
+    bank_line = settlement["lines"][-1]  # the bank and the Schokolade stay on the table
+    assert (bank_line["carried"], bank_line["paid"], bank_line["net"]) == ("1370.00", "0.00",
+                                                                           "570.00")
+    assert records[1]["bank"]["amount"] == "1170.00"
+    assert records[1]["bank"]["set_aside"] == "200.00"
+    assert "schokolade" not in records[1]["may"]
+    refusal = refused(desk, "not_now", "schokolade")  # set aside already: nothing to ask
+    assert "set aside" in refusal.reason
+    # The next coup is played against Fr. 1170: a banco plays it whole.
+    assert desk.do("banco", who="seat 2", kind="banco_solo")[-1]["stake"]["amount"] == "1170.00"
+    desk.do("withdraw", stake="s1")
     # "zahlt der Croupier die volle Banksumme (inklusive Schokolade) an ihn aus"
     suite = desk.do("suite")[-1]
     assert suite["paid"] == {"seat 1": "1370.00"}
     assert suite["bank"]["phase"] == "offer" and suite["bank"]["offer"] == "1170.00"
 
 
-def test_schokolade_only_after_a_win_not_fully_staked() -> None:
+def test_schokolade_asked_in_a_ledger_written_before_issue_20() -> None:
+    """A settlement recorded before issue 20 (no `set_aside`) kept the uncovered part in the
+    bank (1,370) until the banker asked for it; it is played again by that reading."""
     desk = banked("baden", "800")
+    desk.do("stake", who="seat 3", amount="600")
+    desk.do("close", shoe=1, coup=1)
+    records = desk.do("settle", result=line("baden", 1, 1, "banker"), before_issue_20=True)
+    assert "set_aside" not in records[0]["bank"]
+    assert records[0]["bank"]["after"] == "1370.00" and records[1]["bank"]["amount"] == \
+        "1370.00"
+    assert "schokolade" in records[1]["may"]
+    assert desk.do("schokolade")[0]["bank"]["amount"] == "1170.00"
+    assert schokolade_asked(profile("baden"), records[0])
+    refused(desk, "bad_request", "settle", result=line("baden", 1, 2, "banker"),
+            before_issue_20="yes")
+
+
+def asked_reading(stake: str = "600") -> Desk:
+    """003's worked example settled by the reading before issue 20: the bank 1,370, the
+    uncovered 200 in it until the banker asks for the Schokolade."""
+    desk = banked("baden", "800")
+    desk.do("stake", who="seat 3", amount=stake)
+    desk.coup += 1
+    desk.do("close", shoe=1, coup=desk.coup)
+    desk.do("settle", result=line("baden", 1, desk.coup, "banker"), before_issue_20=True)
+    assert desk.bank["amount"] == "1370.00" and desk.bank["uncovered"] == "200.00"
+    return desk
+
+
+def test_schokolade_asked_while_betting_is_open() -> None:
+    """003: "Wurde die Banksumme nicht in voller Höhe angesetzt, kann der Bankhalter die
+    entstehende Differenz zur Seite stellen lassen. Dieser Betrag, Schokolade genannt,
+    gehört im nächsten Spiel nicht mehr zur Banksumme": before the next coup is played, so
+    while betting is open, stakes placed or not (issue 20). The stakes stand in the order
+    placed while the smaller bank covers them ("Ist die Banksumme erreicht, können keine
+    weiteren Spieler mehr setzen"); the rest are returned whole."""
+    desk = asked_reading()
+    desk.do("stake", who="seat 2", amount="500")
+    desk.do("stake", who="seat 4", amount="600")
+    desk.do("stake", who="outsider A", amount="300")  # covered from the smallest, beyond
+    desk.do("stake", who="seat 5", amount="200")
+    assert "schokolade" in desk.table.summary()["may"]
+    records = desk.do("schokolade")
+    assert [(r["event"], r.get("stake")) for r in records] == [("money.withdrawn", "s4"),
+                                                               ("money.bank", None)]
+    assert records[0]["why"] == "the Schokolade was set aside: the smaller bank does not " \
+        "cover it"
+    assert records[-1]["bank"]["amount"] == "1170.00"
+    assert records[-1]["bank"]["set_aside"] == "200.00"
+    assert [s.id for s in desk.table.round.stakes] == ["s1", "s2", "s3"]
+    refused(desk, "more_than_bank", "stake", who="seat 5", amount="100")
+    desk.do("stake", who="seat 5", amount="70")  # what the smaller bank leaves
+    settlement = desk.coup_played("banker")
+    assert settlement["bank"]["before"] == "1170.00"
+    refused(desk, "not_now", "schokolade")  # set aside by the settlement now
+
+
+def test_schokolade_asked_returns_a_banco_called_against_the_larger_bank() -> None:
+    desk = asked_reading()
     desk.do("banco", who="seat 2", kind="banco_solo")
-    desk.coup_played("banker")
-    with pytest.raises(Refusal, match="fully staked"):
-        desk.do("schokolade")  # the bank was covered: there is no difference
-    desk.do("stake", who="seat 4", amount="100")
-    with pytest.raises(Refusal, match="between coups"):
-        desk.do("schokolade")
-    for name in ("zoppot-1934", "clermont-2015", "shimmy"):
-        other = banked(name, "800")
-        other.do("stake", who="seat 3", amount="100")
-        other.coup_played("banker")
-        with pytest.raises(Refusal) as caught:
-            other.do("schokolade")
-        assert caught.value.code == "not_offered"
+    records = desk.do("schokolade")
+    assert [r["event"] for r in records] == ["money.withdrawn", "money.bank"]
+    assert desk.table.round is None or not desk.table.round.stakes
+    stake = desk.do("banco", who="seat 2", kind="banco_solo")[-1]["stake"]
+    assert stake["amount"] == "1170.00"  # called again against the bank as it is now
+    desk.coup += 1
+    desk.do("close", shoe=1, coup=desk.coup)
+    refusal = refused(desk, "after_close", "schokolade")
+    assert refusal.rule == profile("baden").chemin_de_fer.closing.source
 
 
 # --- the commission ------------------------------------------------------------------------------
@@ -105,8 +182,8 @@ def test_punters_win_even_money_and_the_bank_passes(name: str) -> None:
     paid = amounts(settlement, "paid")  # casino tax."
     assert (paid["s1"], paid["s2"]) == (600, 400)
     assert paid["bank"] == 500  # "erhält der Bankhalter den verbleibenden Rest ausbezahlt"
-    assert settlement["bank"]["ends"] and settlement["bank"]["passes_to"] == 2
-    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == 2
+    assert settlement["bank"]["ends"] and settlement["bank"]["passes_to"] == "seat 2"
+    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == "seat 2"
 
 
 @pytest.mark.parametrize("name", CHEMIN_DE_FER)
@@ -259,7 +336,7 @@ def test_eight_pack_bank_rotates_after_each_coup() -> None:
     settlement = desk.coup_played("banker")
     bank = next(ln for ln in settlement["lines"] if ln["kind"] == "bank")
     assert (bank["paid"], bank["carried"]) == ("600", "0")
-    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == 2
+    assert desk.bank["phase"] == "vacant" and desk.bank["in_turn"] == "seat 2"
     with pytest.raises(Refusal, match=r"place 2's to take"):
         desk.do("take_bank", who="seat 1", amount="500")
 

@@ -211,8 +211,7 @@ def test_a_coup_found_void_after_its_settlement_returns_every_stake() -> None:
 def test_a_bank_that_ended_comes_back_with_its_set_aside_handed_back() -> None:
     desk = worked_example()
     closed(desk)
-    settled(desk, "banker")
-    desk.do("schokolade")
+    settled(desk, "banker")  # the Schokolade, Fr. 200, set aside (003, issue 20)
     desk.do("stake", who="seat 3", amount="500")
     closed(desk)
     settled(desk, "punter")  # the bank ends: the banker is paid his Schokolade

@@ -57,7 +57,10 @@ RULES = CheminDeFerMoney(
                    "die entgegen dem Uhrzeigersinn nummeriert sind.\"; 9 unless the table sets "
                    "`places = 11`"),
     min_players=printed(5, "003: \"Zu Beginn der Partie, zu der mindestens fünf Spieler "
-                        "benötigt werden\""),
+                        "benötigt werden\", which begins as \"Der Spieler mit der niedrigsten "
+                        "Platznummer übernimmt die erste Bankhalterschaft\": counted when the "
+                        "game's first bank is put up; a hand under way goes on when a player "
+                        "leaves (the ruling of issue 20)"),
     first_banker=printed("lowest place", "003: \"Der Spieler mit der niedrigsten Platznummer "
                          "übernimmt die erste Bankhalterschaft, genannt Hand.\""),
     prime=printed("from the banker's right", "003: \"Das Vorrecht hat der rechts vom "
@@ -129,10 +132,14 @@ RULES = CheminDeFerMoney(
                                   "Bankhalter\" (\"der Bankhalter ausser der Reihe\") \"seine "
                                   "Hand, geht die nächste Bankhalterschaft an den rechts vom "
                                   "vorletzten Bankhalter sitzenden Spieler über.\""),
-    set_aside=printed(SetAside.SCHOKOLADE, "003: \"Wurde die Banksumme nicht in voller Höhe "
-                      "angesetzt, kann der Bankhalter die entstehende Differenz zur Seite "
-                      "stellen lassen. Dieser Betrag, Schokolade genannt, gehört im nächsten "
-                      "Spiel nicht mehr zur Banksumme.\""),
+    set_aside=printed(SetAside.SCHOKOLADE, "003: \"Die neue Banksumme ergibt sich aus der "
+                      "Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich "
+                      "Taxe. Wurde die Banksumme nicht in voller Höhe angesetzt, kann der "
+                      "Bankhalter die entstehende Differenz zur Seite stellen lassen. Dieser "
+                      "Betrag, Schokolade genannt, gehört im nächsten Spiel nicht mehr zur "
+                      "Banksumme.\": set aside by the settlement of a coup the bank won not "
+                      "fully staked against, as the worked example (bank 800, Ponte 600, Taxe "
+                      "30: new bank 1170, Schokolade 200), by the ruling of issue 20"),
     new_shoe=decided(S, "same figure", d.NEW_SHOE),
     egalite=printed("returned", "003 Unentschieden: \"Bei gleicher Punktzahl ist das Spiel «en "
                     "carte», und alle Spieler erhalten ihre Einsätze zurück.\""),

@@ -41,7 +41,10 @@ RULES = CheminDeFerMoney(
     places=printed(8, "001: \"To begin the game at least six players must be sitting at the "
                    "table, which has eight places.\""),
     min_players=printed(6, "001: \"To begin the game at least six players must be sitting at "
-                        "the table\""),
+                        "the table\"; \"The game begins with the player sitting at box no. 1 "
+                        "(banker), who lays a stake\": counted when the game's first bank is "
+                        "put up; a hand under way goes on when a player leaves (the ruling of "
+                        "issue 20)"),
     first_banker=printed("lowest place", "001: \"The game begins with the player sitting at "
                          "box no. 1 (banker)\""),
     prime=decided(S, "from the banker's right", "no order of betting is given; the offer of "

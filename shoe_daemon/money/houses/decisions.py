@@ -50,7 +50,9 @@ VOID = (
     "rule 24: \"the coup is cancelled without loss to either side\""
 )
 MIN_PLAYERS = (
-    "no minimum number of players is given; a coup needs a banker and one punter, so 2"
+    "no minimum number of players is given; a coup needs a banker and one punter, so 2, "
+    "counted when the game's first bank is put up, as 001 and 003 count theirs (the ruling "
+    "of issue 20)"
 )
 HOLDER_TIE = (
     "; between equal stakes the cards go to the player nearer the banker's right (004: "
