@@ -210,3 +210,25 @@ def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: s
         rc = stop(daemon)
         print(f"{profile} at {size}: {time.monotonic() - started:.1f} s")
     assert rc == 0
+
+
+SHEET_ON_SCREEN = """(sheet) => {
+  const bad = [];
+  const controls = `#${sheet} button, #${sheet} input, #${sheet} textarea`;
+  for (const e of document.querySelectorAll(controls)) {
+    if (e.closest('[hidden]') || getComputedStyle(e).display === 'none') continue;
+    const r = e.getBoundingClientRect();
+    if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 ||
+        r.bottom > innerHeight + 0.5 || e.scrollWidth > e.clientWidth + 1) {
+      bad.push(`"${(e.textContent || e.id).trim().slice(0, 40)}" ` +
+               JSON.stringify([r.left, r.top, r.right, r.bottom].map(Math.round)));
+    }
+  }
+  return bad;
+}"""
+
+
+def sheet_on_screen(page: Page, sheet: str) -> None:
+    """Every control of the sheet on the screen, its words whole."""
+    bad = page.evaluate(SHEET_ON_SCREEN, sheet)
+    assert bad == [], bad

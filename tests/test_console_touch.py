@@ -16,12 +16,15 @@ Screenshots go to out/screenshots/console-*.png.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from tests.console_touch import SIZES, on_screen, touch_table
+from hil.deal_button import press_deal
+from shoe_daemon.audit.ledger import Ledger
+from tests.console_touch import SIZES, on_screen, sheet_on_screen, touch_table
 from tests.test_display_browser import launch
 
 BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
@@ -273,3 +276,68 @@ def test_zoppot_by_touch_with_outsiders(tmp_path, browser, size):
                                  "Outsider A · Outsider's stake · 50 Guildens"]
     assert [line.split(":")[0] for line in told[1]["lines"]] == [
         "Seat 2 General game", "Outsider A Outsider's stake", "Seat 1 Bank"]
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_late_chip_corrected_with_the_supervisors_pin_on_the_croupiers_screen(
+        tmp_path, browser, size):
+    """Rien ne va plus, and a chip placed before it was not entered: the croupier asks the
+    correction on his own screen, the supervisor approves it with her PIN there (contract 1),
+    and the croupier stays signed in."""
+    # Punto holds 5: the coup waits for his Carte or Reste, not yet settled.
+    with touch_table(browser, tmp_path, "baden", BADEN, "SHOE:1\nDEAL 2C TH 3D 5S\n",
+                     size) as t:
+        t.sit(1, 2, 3, 5, 7)
+        t.chips("800")
+        t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.stake(3, "300")
+        press_deal(t.button)
+        t.wait("document.body.dataset.state === 'punter_to_declare'", timeout=30)
+        assert t.text("#call") == "Rien ne va plus"
+        assert t.page.locator("#chips button:not([disabled])").count() == 0  # no stake now
+        on_screen(t.page)
+        t.shot("rien-ne-va-plus")
+        t.tap("#supervisor-open")
+        t.wait("!document.getElementById('supervisor-sheet').hidden")
+        t.tap("#correct-stakes button")
+        t.tap("#correct-chips [data-chip='500']")  # the stake is Fr. 600 with its late chip
+        t.tap("#correct-chips [data-chip='100']")
+        assert t.text("#correct-amount") == "Fr. 600"
+        t.tap("#reason-chips button:has-text('entered late')")
+        sheet_on_screen(t.page, "supervisor-sheet")
+        t.shot("supervisor")
+        t.tap("#correct-go")
+        t.wait("!document.getElementById('approval').hidden")
+        assert t.text("#approval-title") == "A supervisor approves a correction"
+        # A wrong PIN first: refused in one answer, nothing done, the sheet stays.
+        t.tap("#approvers [data-person='ana']")
+        for key in "0000":
+            t.tap(f"#approval-keys [data-approval-key='{key}']")
+        t.tap("#approval-keys [data-approval-key='ok']")
+        t.wait("document.getElementById('toast').dataset.kind === 'error'")
+        assert t.text("#toast") == "the supervisor's PIN or badge was not accepted"
+        assert not t.page.locator("#approval").is_hidden()
+        sheet_on_screen(t.page, "approval")
+        t.shot("approval")
+        for key in "4711":
+            t.tap(f"#approval-keys [data-approval-key='{key}']")
+        t.tap("#approval-keys [data-approval-key='ok']")
+        t.wait("document.getElementById('approval').hidden && "
+               "document.getElementById('supervisor-sheet').hidden")
+        assert t.text("#toast") == "The stake is corrected"
+        t.wait("document.querySelector('#stakes-list li > span').textContent === "
+               "'Seat 3 · General game · Fr. 600'")
+        assert t.page.evaluate("document.body.dataset.person") == "bob"  # still signed in
+        on_screen(t.page)
+    records = Ledger(tmp_path / "state")
+    try:
+        actions = [r.body for r in records.records(kinds=("action",))
+                   if r.body["kind"] == "correct"]
+    finally:
+        records.close()
+    (correction,) = actions  # the refused approval left nothing
+    assert correction["by"] == "bob"
+    assert correction["approved_by"] == {"person": "ana", "role": "supervisor",
+                                         "method": "pin"}
+    assert "4711" not in json.dumps(correction) and "0000" not in json.dumps(correction)

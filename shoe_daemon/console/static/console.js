@@ -424,14 +424,7 @@
     $("prime-line").textContent = cdf && m.prime && m.prime.length
       ? w("console.prime", { order: m.prime.map((p) => p.replace(/^seat /, "")).join(" \u00b7 ") }) : "";
     $("chosen").textContent = chosenLine(m);
-    $("chips").replaceChildren(...chipsOf(m).map((value) => {
-      const b = button(fmtChip(fromCents(value)), "chip-value", () => {
-        pick.amount = fromCents(cents(pick.amount || "0") + value);
-        renderMoney(money);
-      }, { chip: fromCents(value) });
-      b.disabled = closed;
-      return b;
-    }));
+    $("chips").replaceChildren(...chipButtons(m, closed));
     $("amount").textContent = pick.amount ? fmt(pick.amount) : w("console.amount");
     if (!cdf || closed || m.offers.outsiders === "none") $("outsider-row").hidden = true;
     renderPlays(m, closed);
@@ -451,6 +444,18 @@
     }));
     renderSettlement(m.settlement, showSettlement);
     renderSupervisor(m, closed);
+  }
+
+  // The house's chips: each tap adds one to the amount.
+  function chipButtons(m, off) {
+    return chipsOf(m).map((value) => {
+      const b = button(fmtChip(fromCents(value)), "chip-value", () => {
+        pick.amount = fromCents(cents(pick.amount || "0") + value);
+        renderMoney(money);
+      }, { chip: fromCents(value) });
+      b.disabled = off;
+      return b;
+    });
   }
 
   function fmtChip(value) {
@@ -675,7 +680,7 @@
 
   function renderSupervisor(m, closed) {
     const options = m.correctable ? stakesOf(m).filter((s) => s.kind !== "difference") : [];
-    $("correct-row").hidden = !m.correctable;
+    $("correct-row").hidden = !m.correctable || !$("limits-box").hidden;
     if (!options.some((s) => s.id === correctStake)) correctStake = null;
     $("correct-stakes").replaceChildren(...options.map((s) => {
       const b = button(`${who(s.who || `box ${s.box}`)} ${fmt(s.amount)}`, "quiet", () => {
@@ -684,6 +689,8 @@
       b.setAttribute("aria-pressed", String(correctStake === s.id));
       return b;
     }));
+    $("correct-chips").replaceChildren(...chipButtons(m, false));
+    $("correct-amount").textContent = pick.amount ? fmt(pick.amount) : w("console.amount");
     const reason = $("money-reason").value.trim();
     $("correct-go").disabled = !(correctStake && pick.amount !== "" && reason.length >= 3);
     $("reopen-void").disabled = !(m.reopenable && reason.length >= 3);
@@ -1212,6 +1219,10 @@
       $("supervisor-sheet").hidden = false;
     });
     $("supervisor-close").addEventListener("click", () => { $("supervisor-sheet").hidden = true; });
+    $("limits-open").addEventListener("click", () => {
+      $("limits-box").hidden = !$("limits-box").hidden;
+      if (money) renderSupervisor(money, $("money-panel").dataset.closed === "true");
+    });
     $("correct-go").addEventListener("click", () => supervisorAct("correct", { stake: correctStake, amount: pick.amount }));
     $("reopen-void").addEventListener("click", () => supervisorAct("reopen", { how: "void" }));
     $("reopen-rules").addEventListener("click", () => supervisorAct("reopen", { how: "rules" }));
