@@ -341,3 +341,20 @@ def test_a_late_chip_corrected_with_the_supervisors_pin_on_the_croupiers_screen(
     assert correction["approved_by"] == {"person": "ana", "role": "supervisor",
                                          "method": "pin"}
     assert "4711" not in json.dumps(correction) and "0000" not in json.dumps(correction)
+
+
+def test_the_page_speaks_the_tables_language_from_the_one_words_file(tmp_path, browser):
+    """A German table: the sign-in screen, the bar, the bank and what a tap did, in the
+    words file's German (contract 4), the game's terms French as the table's are."""
+    money = 'display_language = "de"\n' + BADEN
+    with touch_table(browser, tmp_path, "baden", money, BADEN_SHOE, "7in") as t:
+        assert t.text("#tab-table") == "Tisch" and t.text("#sign-out") == "Abmelden"
+        assert t.text("#bank-line") == "Keine Bank: niemand sitzt"
+        t.sit(1)
+        assert t.text("#toast") == "Ein Spieler sitzt auf Platz 1"
+        assert t.text("#call") == "Faites vos jeux"
+        assert t.texts("#punter .side-name, #banker .side-name") == ["Punto", "Banco"]
+        t.tap("#sign-out")
+        t.wait("document.body.dataset.screen === 'sign-in'")
+        assert t.text("#sign-in-title").startswith("Anmelden an table-1 · ")
+        t.shot("sign-in-de")
