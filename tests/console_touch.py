@@ -201,6 +201,8 @@ def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: s
             "--linger", "120"])
         page.goto(url)
         touch = Touch(page, tmp, button, size)
+        touch.wait("!!document.querySelector('#people [data-person]')")
+        touch.shot("sign-in")
         touch.sign_in()
         yield touch
     finally:

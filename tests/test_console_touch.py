@@ -358,3 +358,51 @@ def test_the_page_speaks_the_tables_language_from_the_one_words_file(tmp_path, b
         t.wait("document.body.dataset.screen === 'sign-in'")
         assert t.text("#sign-in-title").startswith("Anmelden an table-1 · ")
         t.shot("sign-in-de")
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_hold_takes_the_screen_until_resolved_and_a_report_opens_from_its_button(
+        tmp_path, browser, size):
+    with touch_table(browser, tmp_path, "baden", BADEN, "SHOE:1\nDEAL 9C ?? KH 3S\n",
+                     size) as t:
+        t.sit(1, 2, 3, 5, 7)
+        t.chips("100")
+        t.play("[data-kind='take_bank']")
+        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        press_deal(t.button)
+        t.wait("!document.getElementById('latch-panel').hidden", timeout=30)
+        # The hold covers the table: a tap where the chips are lands on the hold.
+        covered = t.page.evaluate("""(() => {
+            const r = document.querySelector('#seats .seat').getBoundingClientRect();
+            return !!document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+                .closest('#latch-panel'); })()""")
+        assert covered
+        box = "#latches [data-latch='hold-1-1-1']"
+        assert t.text(f"{box} .latch-title") == "Unreadable card"
+        assert t.page.locator(f"{box} .latch-rule").is_hidden()  # the rule on a second tap
+        sheet_on_screen(t.page, "latch-panel")
+        t.shot("hold")
+        t.tap(f"{box} [data-way='ENTER']")
+        t.tap(f"{box} [data-rank='5']")
+        t.tap(f"{box} [data-suit='D']")
+        t.tap(f"{box} .chips button")
+        sheet_on_screen(t.page, "latch-panel")
+        t.shot("hold-key-in")
+        t.tap(f"{box} .resolve")
+        t.wait("document.getElementById('latch-panel').hidden")
+        assert t.text("#toast") == "Unreadable card: resolved"
+        on_screen(t.page)
+        t.tap("#reports [data-report='card_fell']")  # the coup is decided: not now
+        t.wait("!document.getElementById('report-sheet').hidden")
+        assert t.text("#report-box .report-why") == (
+            "Not now: only while a coup is dealt.")
+        assert t.page.locator("#report-box .report-go").is_hidden()
+        sheet_on_screen(t.page, "report-sheet")
+        t.shot("report")
+        t.tap("#report-close")
+        t.wait("document.getElementById('report-sheet').hidden")
+        t.tap("#tab-recall")
+        t.wait("document.querySelectorAll('#recall-list .told').length === 1")
+        t.shot("recall")
+        cards = t.texts("#recall-list .cards-out li")
+    assert cards[1] == "unreadable card (face down, keyed in as 5D) → banker B1"
