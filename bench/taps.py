@@ -103,12 +103,13 @@ def sign_in(t: Touches) -> None:
 
 
 def chips(t: Touches, figure: str) -> None:
-    """The amount from the house's chips, the largest first (Fr. 800: 500, 200, 100)."""
-    offered = sorted((int(v) for v in t.page.evaluate(
-        "[...document.querySelectorAll('#chips [data-chip]')].map((b) => b.dataset.chip)")),
-        reverse=True)
+    """The amount from the house's chips, the largest first (Fr. 800: 500, 200, 100). The
+    bench runs as a script, without the tests' package: tests/console_touch.py counts them
+    out the same way."""
     left = int(figure)
-    for value in offered:
+    for value in sorted((int(v) for v in t.page.evaluate(
+            "[...document.querySelectorAll('#chips [data-chip]')].map((b) => b.dataset.chip)"
+            )), reverse=True):
         while left >= value:
             t.tap(f"#chips [data-chip='{value}']")
             left -= value

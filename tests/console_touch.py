@@ -65,6 +65,21 @@ def on_screen(page: Page) -> None:
     assert seen == {"bad": [], "down": 0, "across": 0}, seen
 
 
+def chip_taps(page: Page, figure: str) -> list[int]:
+    """The chips the page offers that make `figure`, the largest first (Fr. 800: 500, 200,
+    100), as a croupier counts them out."""
+    offered = sorted((int(v) for v in page.evaluate(
+        "[...document.querySelectorAll('#chips [data-chip]')].map((b) => b.dataset.chip)")),
+        reverse=True)
+    taps, left = [], int(figure)
+    for value in offered:
+        while left >= value:
+            taps.append(value)
+            left -= value
+    assert left == 0, (figure, offered)
+    return taps
+
+
 @dataclass
 class Touch:
     page: Page
@@ -124,15 +139,14 @@ class Touch:
 
     def chips(self, figure: str) -> None:
         """The amount from the house's chips, the largest first."""
-        offered = sorted((int(v) for v in self.page.evaluate(
-            "[...document.querySelectorAll('#chips [data-chip]')].map((b) => b.dataset.chip)")),
-            reverse=True)
-        left = int(figure)
-        for value in offered:
-            while left >= value:
-                self.tap(f"#chips [data-chip='{value}']")
-                left -= value
-        assert left == 0, (figure, offered)
+        for value in chip_taps(self.page, figure):
+            self.tap(f"#chips [data-chip='{value}']")
+
+    def take_bank(self, figure: str) -> None:
+        """The player offered puts up a bank of `figure`."""
+        self.chips(figure)
+        self.play("[data-kind='take_bank']")
+        self.wait("document.getElementById('bank-line').dataset.phase === 'held'")
 
     def play(self, selector: str, count_before: int | None = None) -> None:
         """A play tapped and its answer shown; with `count_before`, waits for the stakes list

@@ -193,9 +193,7 @@ def test_the_clermont_club_by_touch_with_a_stake_over_the_line(tmp_path, browser
     with touch_table(browser, tmp_path, "clermont-2015", CLERMONT, THREE_COUPS, size) as t:
         assert t.page.locator("#seats .seat").count() == 8  # 001: "eight places"
         t.sit(1, 2, 3, 4, 5, 6)  # 001: "at least six players must be sitting"
-        t.chips("500")
-        t.play("[data-kind='take_bank']")
-        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.take_bank("500")
         t.stake(2, "100")
         # 001: "Stakes placed over the line are worth half their value."
         t.stake(3, "100", "[data-kind='stake'][data-over]")
@@ -220,10 +218,7 @@ def test_the_clermont_club_by_touch_with_a_stake_over_the_line(tmp_path, browser
         # Over the line: worth half its value, so it wins half: £100 back and £50.
         assert lines["Seat 3"][3:5] == ["won", "150"]
         on_screen(t.page)
-        if t.page.locator("#plays [data-kind='take_bank']").count():
-            t.chips("100")
-            t.play("[data-kind='take_bank']")
-        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.take_bank("100")  # the bank lost: the next place puts one up
         t.stake(4, "50")
         on_screen(t.page)
         t.deal(3)
@@ -239,9 +234,7 @@ def test_the_clermont_club_by_touch_with_a_stake_over_the_line(tmp_path, browser
 def test_zoppot_by_touch_with_outsiders(tmp_path, browser, size):
     with touch_table(browser, tmp_path, "zoppot-1934", ZOPPOT, THREE_COUPS, size) as t:
         t.sit(1, 2, 3)
-        t.chips("200")
-        t.play("[data-kind='take_bank']")
-        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.take_bank("200")
         t.stake(2, "50")
         # An outsider, standing behind the seated players, stakes in his own name.
         t.tap("#plays [data-kind='outsider']")
@@ -264,10 +257,7 @@ def test_zoppot_by_touch_with_outsiders(tmp_path, browser, size):
         t.deal(2)
         assert t.settlement()[0][:4] == ["Seat 2", "General game", "50", "won"]
         on_screen(t.page)
-        if t.page.locator("#plays [data-kind='take_bank']").count():
-            t.chips("100")
-            t.play("[data-kind='take_bank']")
-        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.take_bank("100")  # the bank lost: the next place puts one up
         t.stake(3, "20")
         t.deal(3)
         on_screen(t.page)
@@ -288,9 +278,7 @@ def test_a_late_chip_corrected_with_the_supervisors_pin_on_the_croupiers_screen(
     with touch_table(browser, tmp_path, "baden", BADEN, "SHOE:1\nDEAL 2C TH 3D 5S\n",
                      size) as t:
         t.sit(1, 2, 3, 5, 7)
-        t.chips("800")
-        t.play("[data-kind='take_bank']")
-        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.take_bank("800")
         t.stake(3, "300")
         press_deal(t.button)
         t.wait("document.body.dataset.state === 'punter_to_declare'", timeout=30)
@@ -366,9 +354,7 @@ def test_a_hold_takes_the_screen_until_resolved_and_a_report_opens_from_its_butt
     with touch_table(browser, tmp_path, "baden", BADEN, "SHOE:1\nDEAL 9C ?? KH 3S\n",
                      size) as t:
         t.sit(1, 2, 3, 5, 7)
-        t.chips("100")
-        t.play("[data-kind='take_bank']")
-        t.wait("document.getElementById('bank-line').dataset.phase === 'held'")
+        t.take_bank("100")
         press_deal(t.button)
         t.wait("!document.getElementById('latch-panel').hidden", timeout=30)
         # The hold covers the table: a tap where the chips are lands on the hold.
