@@ -80,12 +80,13 @@ def test_malformed_and_oversized_requests(table):
     # The table's own checks: a way out the hold does not take, a latch that is not open.
     refused(table, lambda: c.act("resolve", latch="hold-1-1-1", way="OK", reason="xyz"), 409,
             "is lifted by ENTER, not OK")
-    refused(table, lambda: c.act("resolve", latch="hold-1-1-1", reason="xyz"), 409,
-            "still holds play")
+    body = refused(table, lambda: c.act("resolve", latch="hold-1-1-1", reason="xyz"), 409,
+                   "play still holds: lift it with ENTER")
+    assert body["rule"] == "shoe-line-protocol CARD ??" and "CARD ??" not in body["error"]
     refused(table, lambda: c.act("resolve", latch="hold-1-1-1", way="OK", card="5D",
                                  reason="xyz"), 409, "is lifted by ENTER")
     refused(table, lambda: c.act("resolve", latch="hold-1-1-2", reason="xyz"), 409,
-            "no open latch hold-1-1-2")
+            "resolved already: no open latch by that id")
     # And after all that, the right request still works.
     assert c.post("/api/actions", {"id": new_id(), **RESOLVE})[0] == 200
 

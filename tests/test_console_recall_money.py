@@ -178,3 +178,23 @@ def test_a_record_the_recall_cannot_read_is_the_consoles_500_logged_never_a_404(
         assert ana.get("/api/me")[0] == 200  # the console goes on
     finally:
         stop(proc)
+
+
+def test_a_ledger_written_before_one_key_for_a_player_is_told_by_key():
+    """Settlements recorded before contract 2 named the place the bank passes to by its
+    number (`passes_to: 2`): the recall tells it as every player is told, "seat 2"."""
+    from shoe_daemon.console.recall_money import told_settlement
+
+    old = {"event": "money.settlement", "profile": "baden", "shoe": 1, "coup": 4,
+           "outcome": "punter", "currency": "CHF", "commission": "0.00", "counts": True,
+           "lines": [{"who": "seat 3", "kind": "table", "stake": "s1", "staked": "300.00",
+                      "in_play": "300.00", "result": "won", "paid": "600.00",
+                      "carried": "0.00", "commission": "0.00", "net": "300.00"}],
+           "bank": {"holder": "seat 1", "before": "800.00", "after": "0.00",
+                    "partner_after": "0.00", "uncovered": "500.00", "ends": True,
+                    "passes_to": 2},
+           "suivi": None, "rules": ["chemin_de_fer.payment_order"]}
+    told = told_settlement(old)
+    assert told["bank"]["passes_to"] == "seat 2" and told["bank"]["holder"] == "seat 1"
+    assert [(x["who"], x["net"]) for x in told["lines"]] == [("seat 3", "300.00")]
+    no_internal_ids(told)

@@ -102,7 +102,7 @@ def test_a_report_refused_cites_the_rule_and_leaves_nothing(tmp_path):
             ("card_fell", {"position": "P1", "face": "up"}, 409, "000 rule 10"),
             # Not this house: 003 has no banker's partner.
             ("partner_objection", {"partner": "seat 4"}, 409,
-             "partner_objection is not taken at baden: not printed in 003: no partner"),
+             "the partner's objection is not taken at baden: not printed in 003: no partner"),
             # Not a well-formed request.
             ("card_fell", {"position": "P9", "face": "up"}, 400, "'position' must be one of"),
             ("card_fell", {"position": "P1"}, 400, "'face' is required"),
@@ -110,12 +110,20 @@ def test_a_report_refused_cites_the_rule_and_leaves_nothing(tmp_path):
             ("punter_bac", {"card": "9C"}, 400, "unknown field 'card'"),
         ):
             code, body = bob.act(kind, reason="seen at the table", **args)
-            assert code == status and words in body["error"], (kind, body)
+            if words.startswith("000 rule"):  # the rule is cited once, in `rule`
+                assert code == status and body["rule"].startswith(words), (kind, body)
+                assert "rule" not in body["error"] and kind not in body["error"], body
+            else:
+                assert code == status and words in body["error"], (kind, body)
         assert bob.act("punter_bac")[0] == 400  # a report needs its reason
         assert len(t.records()) == count and t.machine.state == "waiting_for_stakes"
         # The console's state says why each is not offered now.
         assert "not printed in 003" in report_state(bob, "partner_objection")["why_not"]
         assert "the table is waiting for stakes" in report_state(bob, "punter_bac")["why_not"]
+        bac = report_state(bob, "punter_bac")  # plain words; the rule once, in `rule`
+        assert bac["why_not"].startswith("a punter's bac is taken while")
+        assert "rule" not in bac["why_not"] and bac["rule"] in ("000 rule 15",
+                                                                "000 rule 15 (not printed in 003)")
 
 
 def test_rule_11_a_croupiers_report_holds_play_a_supervisor_rules(tmp_path):

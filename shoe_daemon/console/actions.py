@@ -64,9 +64,13 @@ class Refused(Exception):
         return cls(status, str(refusal), refusal.code, refusal.rule)
 
     def body(self) -> dict[str, str]:
+        """The API's refusal: the words, then the money's `code` and the `rule` cited (once,
+        here, never again in the words), where there are."""
         out = {"error": self.reason}
-        if self.code is not None and self.rule is not None:
-            out |= {"code": self.code, "rule": self.rule}
+        if self.code is not None:
+            out["code"] = self.code
+        if self.rule is not None:
+            out["rule"] = self.rule
         return out
 
 
@@ -188,28 +192,30 @@ def _latch(table: Table, latch_id: str) -> Any:
     for latch in table.machine.public.latches:
         if latch.id == latch_id:
             return latch
-    raise Refused(409, f"no open latch {latch_id}: it may have been resolved meanwhile")
+    raise Refused(409, "resolved already: no open latch by that id")
 
 
 def _can_resolve(table: Table, action: Action) -> None:
+    """Short words for the touch screen; the hold's rule in `rule`, once."""
     latch = _latch(table, action.args["latch"])
     way, card = action.args.get("way"), action.args.get("card")
-    what = f"{latch.id} ({latch.code})"
+    rule = latch.rule or None
+    ways = " or ".join(latch.ways)
     if latch.supervisor and action.authority is not Role.SUPERVISOR:
         why = ("the shoe still reports the fault: only a supervisor may resolve it before it "
                "clears" if latch.kind == "fault" else "this hold is a supervisor's")
-        raise Refused(403, f"{what}: {why}; {action.by} is a {action.role.value}")
+        raise Refused(403, f"{why}; {action.by} is a {action.role.value}", rule=rule)
     if latch.held and way is None:
-        raise Refused(409, f"{what} still holds play: say how it is lifted "
-                           f"({' or '.join(latch.ways)}), or a supervisor voids the coup")
+        raise Refused(409, f"play still holds: lift it with {ways}, or a supervisor voids "
+                           "the coup", rule=rule)
     if not latch.held and way is not None:
         lifted = f" ({latch.lifted.split()[0]} by {latch.lifted_by})" if latch.lifted else ""
-        raise Refused(409, f"{what} was lifted on the shoe already{lifted}: resolve it "
-                           "without a way out")
+        raise Refused(409, f"lifted on the shoe already{lifted}: just sign it off",
+                      rule=rule)
     if way is not None and way not in latch.ways:
-        raise Refused(409, f"{what} is lifted by {' or '.join(latch.ways)}, not {way}")
+        raise Refused(409, f"this hold is lifted by {ways}, not {way}", rule=rule)
     if (way == "ENTER") != (card is not None):
-        raise Refused(400, "'card' goes with ENTER, and only with it: the card keyed in")
+        raise Refused(400, "key in the card with ENTER, and only with it")
 
 
 def _resolve(table: Table, action: Action) -> Lines:
@@ -233,11 +239,30 @@ def _report_args(action: Action) -> dict[str, str | None]:
             "partner": args.get("partner")}
 
 
+#: A report in the croupier's words, where a refusal names it.
+REPORT_WORDS = {"punter_bac": "a punter's bac", "banker_card_lost": "the banker's lost card",
+                "card_fell": "a card that fell", "partner_objection": "the partner's "
+                "objection"}
+
+
+def report_words(kind: str, why: str, rule: str) -> str:
+    """Why a report is not taken, in the croupier's words: the report by its name, not its
+    kind's, and without the rule the coup machine cites (the console gives it in `rule`)."""
+    if rule and why.endswith(f" ({rule})"):
+        why = why[:-len(rule) - 3]
+    if why.startswith(kind):
+        why = REPORT_WORDS.get(kind, kind) + why[len(kind):]
+    return why
+
+
 def _can_report(table: Table, action: Action) -> None:
-    """The house has the rule, and it can act now (the coup machine's answer, citing it)."""
+    """The house has the rule, and it can act now: the coup machine's answer, in the
+    croupier's words, with the rule it cites in `rule` alone."""
     why = table.machine.refusal(action.kind, **_report_args(action))
-    if why is not None:
-        raise Refused(409, why)
+    if why is None:
+        return
+    rule = next((r.rule for r in table.machine.reports if r.kind == action.kind), "")
+    raise Refused(409, report_words(action.kind, why, rule), rule=rule or None)
 
 
 def _report(table: Table, action: Action) -> Lines:
@@ -306,8 +331,8 @@ def _optional(field: Field) -> Field:
 
 def _money_kept(table: Table, action: Action) -> None:
     if table.till is None:
-        raise Refused(409, "the table's money is not kept at this table (its configuration "
-                           "has no [money] table)")
+        raise Refused(409, "the table's money is not kept at this table (no [money] in its "
+                           "configuration)")
 
 
 def _money(table: Table, action: Action) -> Lines:

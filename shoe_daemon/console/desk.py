@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from shoe_daemon.console.actions import report_words
 from shoe_daemon.console.handoff import Inbox
 from shoe_daemon.console.people import PeopleFile, Roster
 from shoe_daemon.console.play import decide_key
@@ -22,10 +23,12 @@ NOTICES = 5  # refused KEYs the console keeps showing
 
 
 def report_view(report: ReportState) -> dict[str, Any]:
-    """A report as the console offers it: the house's rule, and whether it may be taken now."""
+    """A report as the console offers it: the house's rule, and whether it may be taken now
+    (in the croupier's words; the rule once, in `rule`)."""
+    why_not = None if report.why_not is None else report_words(report.kind, report.why_not,
+                                                                 report.rule)
     return {"kind": report.kind, "code": report.code, "applies": report.applies,
-            "rule": report.rule, "why_not": report.why_not,
-            "positions": list(report.positions)}
+            "rule": report.rule, "why_not": why_not, "positions": list(report.positions)}
 
 
 def latch_view(latch: LatchState) -> dict[str, Any]:

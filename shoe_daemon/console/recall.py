@@ -17,12 +17,11 @@ the display's words with their rule, never the machine's detail (which names car
 croupier's reports are events with the person, the place of the card they name and the
 reason.
 
-With the table's money kept, each coup tells its stakes as betting closed (`stakes`: the
-bank in play and each stake, from its `money.round` record; after a supervisor's correction,
-the corrected round), its settlement (`settlement`: the `money.settlement` record, or the
-corrected one after a reopening) and the corrections (`corrections`: who, why, what); the
-answer's `betting` is the round still open (the stakes entered for the coup to come). They
-are read from the money's own records, never played again. Stakes hold no card.
+With the table's money kept, each coup tells its stakes as betting closed, its settlement
+line by line and its corrections with who approved them, read from the money's own records,
+never played again (console/recall_money.py); the answer's `betting` is the round still open.
+Stakes hold no card. Only a coup the ledger does not hold is `NoSuchCoup` (the API's 404);
+anything else that fails is a fault, the console's 500.
 """
 
 from __future__ import annotations

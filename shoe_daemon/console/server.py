@@ -646,6 +646,9 @@ class ConsoleServer(BackgroundServer):
                 await response.write(event)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
+        except Exception:  # the stream is under way: logged and closed, no second answer
+            if self.log is not None:
+                self.log.exception("console.fault", method=request.method, path=request.path)
         finally:
             self._clients.discard(client)
         if request.transport is not None:
