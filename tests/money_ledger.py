@@ -200,7 +200,7 @@ class MoneyTable:
 
     def _apply(self, op: dict[str, Any]) -> list[dict[str, Any]]:
         if self.earlier and op["op"] == "settle":
-            op = {**op, "before_issue_20": True}  # the Schokolade left in the bank until asked
+            op = {**op, "schokolade": "asked"}  # the Schokolade left in the bank until asked
         self.money, records = self.money.apply(op)  # the shoe's own: never refused
         return self._written(records)
 

@@ -125,14 +125,18 @@ def test_every_house_verifies_with_its_money(tmp_path: Path, profile: str, capsy
     settled = [r.body for r in records if r.kind == "money.settlement"]
     outcomes = {s["outcome"] for s in settled}
     assert {"void", "cancelled"} <= outcomes
+    verifies(capsys, state, tmp_path / "export", len(settled))
+
+
+def verifies(capsys, state: Path, out_dir: Path, settled: int) -> None:
+    """The ledger and its export verify, every settlement and action played again."""
     code, out, err = run(capsys, "verify", "--state-dir", state)
     assert code == 0, err
-    assert f"money: {len(settled)} settlements follow their rounds and results" in out
-    out_dir = tmp_path / "export"
+    assert f"money: {settled} settlements follow their rounds and results" in out
     write_export(state, out_dir)
     code, out, err = run(capsys, "verify", out_dir)
     assert code == 0, err
-    assert f"money: {len(settled)} settlements follow their rounds and results" in out
+    assert f"money: {settled} settlements follow their rounds and results" in out
     assert "actions played again by the rules from record" in out
 
 
@@ -703,14 +707,7 @@ def test_a_ledger_written_before_issue_20_still_verifies(tmp_path: Path, capsys)
     assert any(isinstance((s["bank"] or {}).get("passes_to"), int) for s in settled)
     assert not any("seated" in r.body for r in records if r.kind == "money.bank"
                    and r.body["change"] == "take")
-    code, out, err = run(capsys, "verify", "--state-dir", state)
-    assert code == 0, err
-    assert f"money: {len(settled)} settlements follow their rounds and results" in out
-    out_dir = tmp_path / "export"
-    write_export(state, out_dir)
-    code, out, err = run(capsys, "verify", out_dir)
-    assert code == 0, err
-    assert "actions played again by the rules from record" in out
+    verifies(capsys, state, tmp_path / "export", len(settled))
     today = table(tmp_path / "today", "baden", seed=5, shoes=2)
     assert any(Decimal(r.body["bank"]["set_aside"]) for r in records_of(today)
                if r.kind == "money.settlement" and r.body["bank"])
@@ -738,3 +735,24 @@ def test_the_earlier_reading_is_no_way_around_the_rules(tmp_path: Path, capsys) 
     err = failed(capsys, out_dir)
     assert f"record {seen['i'] + 1} " in err, err  # the bank settled: not the one recorded
     assert "money.bank settled" in err and "the rules give" in err
+
+
+def test_an_edit_in_a_ledger_written_before_issue_20_is_named_by_what_it_changed(
+        tmp_path: Path, capsys) -> None:
+    """In a ledger of the earlier form, a bank's record edited after the fact is named by the
+    field edited, not by how the earlier software spelled a place (`in_turn: 3`)."""
+    state = table(tmp_path, "baden", seed=5, shoes=2, earlier=True)
+    out_dir = tmp_path / "export"
+    write_export(state, out_dir)
+    seen: dict[str, Any] = {}
+
+    def edit(records: Records) -> None:
+        i = at(records, "money.bank", lambda b: b["change"] == "settled"
+               and isinstance(b["bank"]["in_turn"], int))
+        records[i]["body"]["bank"]["uncovered"] = "5.00"
+        seen["i"] = records[i]["idx"]
+
+    forge(out_dir, state, edit)
+    err = failed(capsys, out_dir)
+    assert f"record {seen['i']} " in err, err
+    assert "bank.uncovered: recorded '5.00', the rules give '0.00'" in err, err

@@ -28,12 +28,15 @@ def checked(play, settlement: dict) -> None:
 def test_baden_five_players_the_suivi_and_the_suite_after_an_egalite(tmp_path):
     with money_table(tmp_path / "state", "baden") as play:
         play.seat(1, 2, 3, 4)
+        money = play.bob.get("/api/state")[1]["console"]["money"]  # what the page reads
+        assert (money["offers"]["min_players"], money["begun"]) == (5, False)
         # The minimum of players begins the game (issue 20): its first bank waits for five.
         body = play.refused("take_bank", 409, "too_few_players", who="seat 1", amount="800")
         assert "mindestens fünf Spieler" in body["rule"]
         assert body["error"] == "4 players are seated: the game begins with at least 5"
         play.seat(5)
         play.ok("take_bank", who="seat 1", amount="800")
+        assert play.bob.get("/api/state")[1]["console"]["money"]["begun"] is True
         play.ok("banco", who="seat 3", kind="banco_solo")
         settlement = play.coup("banker")  # seat 3 lost his banco: the suivi is his
         assert settlement["suivi"] == "seat 3"

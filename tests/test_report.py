@@ -422,3 +422,22 @@ def test_refusals(argv: list[str], says: str, tmp_path: Path, capsys) -> None:
     argv = [str(tmp_path / a) if a in ("S", "X") else a for a in argv]
     code, _, err = report(capsys, *argv)
     assert code == 2 and says in err, err
+
+
+def test_a_ledger_written_before_issue_20_reads_the_same(tmp_path: Path, capsys) -> None:
+    """Places as numbers (`passes_to: 2`) and the Schokolade asked for: the report names the
+    player by his key, and counts the Schokolade the banker asked for (money/legacy.py)."""
+    state = tmp_path / "state"
+    MoneyTable(state, "baden", seed=3, shoes=2, earlier=True).run()
+    _, got, _ = report(capsys, "--state-dir", state, "--all", "--json")
+    records = records_of(state)
+    hands = [h for shoe in got["shoes"] for h in shoe["bank"]]
+    lost = [h["ended"] for h in hands if h["ended"] and h["ended"]["how"] == "lost"]
+    assert lost and all(e["passes_to"].startswith("seat ") for e in lost)
+    assert any(isinstance(r.body["bank"]["passes_to"], int) for r in records
+               if r.kind == "money.settlement" and r.body["bank"] and r.body["bank"]["ends"])
+    asked = sum((Decimal(r.body["amount"]) for r in records if r.kind == "money.bank"
+                 and r.body["change"] == "schokolade"), D0)
+    assert sum((Decimal(h["schokolade"]) for h in hands), D0) == asked > 0
+    code, text, _ = report(capsys, "--state-dir", state, "--all")
+    assert code == 0 and "the bank to seat " in text and "place seat" not in text

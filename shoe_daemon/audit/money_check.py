@@ -19,11 +19,14 @@ or a ledger's records in order, one transaction at a time, and checks:
    first disagree.
 
 A supervisor's actions are actions like the others (`limits`, `correct`, `reopen`), played
-again from their records. One exception to (1): a settlement not by the rules (a ledger
-written by earlier software) that a supervisor reopens by the rules before anything else is
-staked or changed at the bank (`money.correction` of the settlement, docs/console.md) is
-corrected, not forged: the summary names it and the record that corrected it. Left as it is,
-it is the failure.
+again from their records. A ledger written before issue 20 is played by the rules it was
+written with, and its records compared in today's form (shoe_daemon/money/legacy.py: places
+as players' keys, Baden's Schokolade asked for, the first bank taken uncounted).
+
+One exception to (1): a settlement not by the rules (a ledger written by earlier software)
+that a supervisor reopens by the rules before anything else is staked or changed at the bank
+(`money.correction` of the settlement, docs/console.md) is corrected, not forged: the
+summary names it and the record that corrected it. Left as it is, it is the failure.
 
 The actions are played from the ledger's first record when the records start there; an
 export or a pruned ledger that starts later is played from the first new shoe in it, whose
@@ -47,6 +50,7 @@ from shoe_daemon.audit.reader import VerifyFailed
 from shoe_daemon.game.houses import UnknownProfileError
 from shoe_daemon.game.rules import Game
 from shoe_daemon.money.houses import get_money_profile
+from shoe_daemon.money.legacy import current_form
 from shoe_daemon.money.limits import LimitsError, TableLimits, table_limits
 from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.settlement import RESULTS, first_difference
@@ -471,11 +475,11 @@ class MoneyCheck:
                                       f"records is refused by the rules: {refused}")
         _, produced = before.apply(op)
         k = next((k for k, (a, b) in enumerate(zip(made, produced, strict=False))
-                  if a.body != b), min(len(made), len(produced)))
+                  if current_form(a.body) != b), min(len(made), len(produced)))
         if k < len(made) and k < len(produced):
             record = made[k]
-            why = f"{first_difference(record.body, produced[k])}, from the actions recorded " \
-                  "before it"
+            why = f"{first_difference(current_form(record.body), produced[k])}, from the " \
+                  "actions recorded before it"
         elif k < len(made):
             record = made[k]
             why = f"made by no action here: the {op['op']} before it makes {len(produced)} " \

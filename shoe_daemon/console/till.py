@@ -212,14 +212,15 @@ class Till:
 
 def _offers(profile: MoneyProfile) -> dict[str, Any]:
     """What the house offers: the kinds of play, outsiders, stakes over the line, an open
-    bank, a partner, what the banker may set aside; at Punto Banco its bets."""
+    bank, a partner, what the banker may set aside, the players a game begins with (its
+    first bank: issue 20); at Punto Banco its bets."""
     cdf = profile.chemin_de_fer
     if cdf is None:
         return {"bets": [b.value for b in Bet]}
     return {"kinds": [k.value for k in Kind if cdf.kinds[k].value],
             "outsiders": cdf.outsiders.value.value, "over_line": bool(cdf.over_the_line.value),
             "open_bank": bool(cdf.open_bank.value), "partner": bool(cdf.partner.value),
-            "set_aside": cdf.set_aside.value.value}
+            "set_aside": cdf.set_aside.value.value, "min_players": cdf.min_players.value}
 
 
 def _prime(money: TableMoney) -> list[str]:

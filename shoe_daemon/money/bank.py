@@ -34,9 +34,9 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from shoe_daemon.money.amounts import CONTEXT, ZERO, add, is_multiple
+from shoe_daemon.money.amounts import CONTEXT, ZERO, add
 from shoe_daemon.money.display import format_money
-from shoe_daemon.money.limits import TableLimits
+from shoe_daemon.money.limits import TableLimits, put_down
 from shoe_daemon.money.players import Player, Seating, place_of, seat_key
 from shoe_daemon.money.profile import (
     AfterPass,
@@ -256,7 +256,7 @@ class Bank:
         if who in barred:
             raise _refuse("excluded", f"{who} gave up this bank, or is the partner of who did: "
                           "he may not bid until it has changed hands", rules.suite_exclusion)
-        self._bank_limits(amount)
+        self._bank_limits(amount, "bid")
         if self.bids:
             top_who, top = self.bids[-1]
             equal_wins = (rules.auction_ties.value is AuctionTies.SEATED_FIRST
@@ -353,9 +353,7 @@ class Bank:
             raise _refuse("not_offered", "no garage here: the bank stays whole", rules.set_aside)
         if self.amount is None:
             raise _refuse("not_now", "the open bank's sum is not fixed yet", rules.set_aside)
-        if amount <= 0 or not is_multiple(amount, self.limits.chip):
-            raise _refuse("not_a_chip", f"{self.money(amount)} is not a whole number of the "
-                          f"table's chip ({self.money(self.limits.chip)})", self.profile.chip)
+        put_down(self.profile, self.limits, amount, "garage", self.profile.min_bank)
         left = CONTEXT.subtract(self.amount, amount)
         low = self.limits.min_bank or ZERO
         if left < low:
@@ -421,10 +419,8 @@ class Bank:
                           self.rules.after_pass if phase is not Phase.HELD
                           else self.rules.suite_when)
 
-    def _bank_limits(self, amount: Decimal) -> None:
-        if amount <= 0 or not is_multiple(amount, self.limits.chip):
-            raise _refuse("not_a_chip", f"{self.money(amount)} is not a whole number of the "
-                          f"table's chip ({self.money(self.limits.chip)})", self.profile.chip)
+    def _bank_limits(self, amount: Decimal, what: str = "bank") -> None:
+        put_down(self.profile, self.limits, amount, what, self.profile.min_bank)
         low, high = self.limits.min_bank, self.limits.max_bank
         if low is not None and amount < low:
             raise _refuse("below_minimum", f"a bank of {self.money(amount)} is below the "
@@ -443,13 +439,14 @@ class Bank:
         if not rules.partner.value:
             raise _refuse("not_offered", "the banker takes no partner here", rules.partner)
         if not seating.full:
-            raise _refuse("partner", "a partner only when there is a full table of players "
-                          f"({len(seating.occupied)} of {seating.places} places)", rules.partner)
+            raise _refuse("partner", "a partner only when every place is taken "
+                          f"({len(seating.occupied)} of {seating.places})", rules.partner)
         if partner == who or (partner.seated and partner.seat not in seating.occupied):
             raise _refuse("partner", f"{partner} cannot be the banker's partner", rules.partner)
         assert amount is not None
+        put_down(self.profile, self.limits, part, "partner's part", rules.partner)
         beyond = CONTEXT.subtract(amount, self.limits.min_bank or ZERO)
-        if part <= 0 or not is_multiple(part, self.limits.chip) or part > beyond:
+        if part > beyond:
             raise _refuse("partner", f"the minimum {self.money(self.limits.min_bank or ZERO)} "
                           "must be put up by the banker alone: a partner's part is at most "
                           f"{self.money(beyond)}", rules.partner)

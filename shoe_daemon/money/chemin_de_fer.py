@@ -40,6 +40,9 @@ from shoe_daemon.money.settlement import (
 )
 from shoe_daemon.money.stakes import BANCO_FORMS, RecordError, Stake, StakeKind
 
+#: The term the settlement's lines are ordered by (`Settlement.order`).
+ORDER = "chemin_de_fer.payment_order"
+
 
 def covered(closed: Round) -> dict[str, Decimal]:
     """Each stake's part in play, by stake id."""
@@ -163,7 +166,7 @@ def settle(profile: MoneyProfile, closed: Round, result: Result, *,
                        ZERO if ends else keep_partner, uncovered, ends, passes_to,
                        set_aside),
         suivi=_suivi(closed, cover, result, decided),
-        counts=bool(closed.stakes) and not result.void, rules=tuple(applied))
+        counts=bool(closed.stakes) and not result.void, rules=tuple(applied), order=ORDER)
 
 
 def _suivi(closed: Round, cover: dict[str, Decimal], result: Result, decided: bool
@@ -207,4 +210,4 @@ def unbanked(profile: MoneyProfile, result: Result) -> Settlement:
     return Settlement(profile=profile.name, shoe=result.shoe, coup=result.coup,
                       outcome=result.outcome, currency=profile.currency.value, lines=(),
                       commission=ZERO, counts=False,
-                      rules=("chemin_de_fer.first_banker",))
+                      rules=("chemin_de_fer.first_banker",), order=ORDER)

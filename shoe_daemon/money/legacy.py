@@ -1,6 +1,6 @@
 """Money records as ledgers written before issue 20 hold them, read by today's readers.
 
-A ledger stays valid under the rules it was written with. Three things changed in issue 20:
+A ledger stays valid under the rules it was written with. Four things changed in issue 20:
 
 - **One key for a player.** Records written before named the place in turn to take the
   bank (`in_turn`), where a bank passes (`passes_to`) and the places that declined an offer
@@ -11,17 +11,20 @@ A ledger stays valid under the rules it was written with. Three things changed i
 - **Baden's bank after a win not fully covered.** A settlement written before kept the
   uncovered part in the bank (the new bank 1,370 in 003's worked example) until the banker
   asked for the Schokolade; today's sets it aside at once (1,170, the settlement's
-  `bank.set_aside`). A settlement without `set_aside` at a house that sets the Schokolade
-  aside was written by the earlier reading, and is played again by it (`schokolade_asked`;
-  the `settle` op's `before_issue_20`).
+  `bank.set_aside`) unless the table is configured `schokolade = "asked"`. A settlement
+  without `set_aside` at a house that sets the Schokolade aside was written by the earlier
+  reading (or at such a table), and is played again by it (`schokolade_asked`; the `settle`
+  op's `schokolade: "asked"`).
 - **The minimum of players begins a game.** Before, every stake was refused while fewer
   than the house's minimum sat; now the game's first bank is (`Bank.take`), and a stake
   never. A bank taken before issue 20 was not counted, and its `take` record has no
   `seated`: it is played again uncounted (`uncounted`; the `take_bank` op's
   `before_issue_20`). Every stake it allowed then is allowed now.
+- **The settlement says its order.** Its lines came in the house's payment order before
+  too; today's record says so (`order`: the term), and `current_form` adds it.
 
-An op with `before_issue_20: true` is one played again from such a record; the console
-never sends it (its actions' fields are the API's).
+A `take_bank` op with `before_issue_20: true` is one played again from such a record; the
+console never sends it (its actions' fields are the API's), nor a `settle` op (the shoe's).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from shoe_daemon.game.rules import Game
+from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.players import seat_key
 from shoe_daemon.money.profile import MoneyProfile, SetAside
 
@@ -44,6 +49,8 @@ def current_form(value: Any) -> Any:
     players' keys; anything else as it is."""
     if isinstance(value, Mapping):
         out = {}
+        if value.get("event") == "money.settlement" and "order" not in value:
+            out["order"] = _order(value.get("profile"))
         for key, item in value.items():
             if key in PLACES and _place(item):
                 out[key] = seat_key(item)
@@ -69,6 +76,17 @@ def schokolade_asked(profile: MoneyProfile, settlement: Mapping[str, Any]) -> bo
 def uncounted(take: Mapping[str, Any]) -> bool:
     """True when a `money.bank` `take` record was written before issue 20 (no `seated`)."""
     return take.get("change") == "take" and "seated" not in take
+
+
+def _order(profile: Any) -> str | None:
+    """The term a settlement of `profile` is ordered by (`Settlement.order`): a settlement
+    written before issue 20 came in the same order without saying so."""
+    try:
+        game = get_money_profile(str(profile)).game
+    except KeyError:
+        return None
+    return "punto_banco.payment_order" if game is Game.PUNTO_BANCO else \
+        "chemin_de_fer.payment_order"
 
 
 def _place(value: Any) -> bool:

@@ -21,8 +21,10 @@ from typing import Any
 
 from shoe_daemon.game.rules import Game
 from shoe_daemon.money.amounts import AmountError, is_multiple, to_decimal
+from shoe_daemon.money.display import format_money
 from shoe_daemon.money.players import MAX_PLACES
-from shoe_daemon.money.profile import Limit, MoneyProfile, Term
+from shoe_daemon.money.profile import Limit, MoneyProfile, SetAside, Term
+from shoe_daemon.money.refusals import Refusal
 
 
 class LimitsError(ValueError):
@@ -40,10 +42,16 @@ class TableLimits:
     max_bank: Decimal | None = None
     nine_min_stake: Decimal | None = None  # Punto Banco's Swiss Nine bets
     nine_max_stake: Decimal | None = None
+    #: 003: the Schokolade set aside by the settlement (SET_ASIDE, the ruling of issue 20)
+    #: or only when the banker asks for it (ASKED: "kann der Bankhalter ... zur Seite
+    #: stellen lassen"), as before issue 20.
+    schokolade: str = "set_aside"
 
     def to_dict(self) -> dict[str, Any]:
-        """Amounts as strings, None for no limit or not used."""
-        return {
+        """Amounts as strings, None for no limit or not used; `schokolade` only when the
+        table asks for it (so a round of the default reads as before issue 20)."""
+        asked = {"schokolade": ASKED} if self.schokolade == ASKED else {}
+        return {**asked,
             "chip": str(self.chip),
             "commission_percent": str(self.commission_percent),
             "min_stake": str(self.min_stake),
@@ -70,7 +78,25 @@ class TableLimits:
             max_bank=opt("max_bank"),
             nine_min_stake=opt("nine_min_stake"),
             nine_max_stake=opt("nine_max_stake"),
+            schokolade=_schokolade(data.get("schokolade", SET_ASIDE), "schokolade"),
         )
+
+
+def put_down(profile: MoneyProfile, limits: TableLimits, amount: Decimal, what: str,
+             minimum: Term[Any]) -> None:
+    """`amount` is something a player puts down (a stake, a bet, a bank, a bid, a share, a
+    garage): more than nothing (`no_amount`, citing the `minimum` it must reach) and a whole
+    number of the table's chip (`not_a_chip`); else a Refusal saying which."""
+    money = format_money(amount, profile.currency.value, profile.locale.value)
+    if amount == 0:
+        raise Refusal("no_amount", f"a {what} of {money} is nothing: enter the amount "
+                      "put down", minimum.source)
+    if amount < 0:
+        raise Refusal("no_amount", f"a {what} cannot be negative ({money})", minimum.source)
+    if not is_multiple(amount, limits.chip):
+        chip = format_money(limits.chip, profile.currency.value, profile.locale.value)
+        raise Refusal("not_a_chip", f"{money} is not a whole number of the table's chip "
+                      f"({chip})", profile.chip.source)
 
 
 def _text(value: Decimal | None) -> str | None:
@@ -78,8 +104,10 @@ def _text(value: Decimal | None) -> str | None:
 
 
 CHEMIN_DE_FER_KEYS = frozenset(
-    {"chip", "commission_percent", "min_stake", "max_stake", "places", "min_bank", "max_bank"}
+    {"chip", "commission_percent", "min_stake", "max_stake", "places", "min_bank", "max_bank",
+     "schokolade"}
 )
+SET_ASIDE, ASKED = "set_aside", "asked"
 PUNTO_BANCO_KEYS = frozenset(
     {"chip", "commission_percent", "min_stake", "max_stake", "boxes", "nine_min_stake",
      "nine_max_stake"}
@@ -120,7 +148,12 @@ def table_limits(profile: MoneyProfile, settings: Mapping[str, Any] | None = Non
         if min_bank is None:
             raise LimitsError(f"money.min_bank: {profile.name} needs a minimum bank")
         _pair(chip, "min_bank", min_bank, "max_bank", max_bank)
-        return TableLimits(chip, rate, min_stake, max_stake, places, min_bank, max_bank)
+        schokolade = _schokolade(settings.get("schokolade", SET_ASIDE), "money.schokolade")
+        if "schokolade" in settings and rules.set_aside.value is not SetAside.SCHOKOLADE:
+            raise LimitsError(f"money.schokolade: {profile.name} sets no Schokolade aside "
+                              f"({rules.set_aside.source})")
+        return TableLimits(chip, rate, min_stake, max_stake, places, min_bank, max_bank,
+                           schokolade=schokolade)
     pb = profile.punto_banco
     assert pb is not None
     boxes = _count(settings, "boxes", pb.boxes.value)
@@ -164,6 +197,13 @@ def _pair(chip: Decimal, low_key: str, low: Decimal | None, high_key: str,
             raise LimitsError(f"money.{key}: {value} is not a positive number of chips ({chip})")
     if low is not None and high is not None and low > high:
         raise LimitsError(f"money.{low_key}: {low} is above money.{high_key} {high}")
+
+
+def _schokolade(value: Any, key: str) -> str:
+    if value not in (SET_ASIDE, ASKED):
+        raise LimitsError(f"{key}: {SET_ASIDE!r} (by the settlement, the default) or "
+                          f"{ASKED!r} (when the banker asks), not {value!r}")
+    return str(value)
 
 
 def _count(settings: Mapping[str, Any], key: str, default: int) -> int:

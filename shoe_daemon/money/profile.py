@@ -179,6 +179,7 @@ class PuntoBancoMoney:
     chance_limits: Term[Limit]  # minimum and maximum of Punto, Banco and Egalité
     nine_limits: Term[Limit]  # minimum and maximum of the Swiss Nine bets
     closing: Term[str]
+    payment_order: Term[str]  # the settlement's lines in the order they are paid
 
     def __post_init__(self) -> None:
         missing = [b for b in Bet if b not in self.pays]

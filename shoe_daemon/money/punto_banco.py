@@ -22,9 +22,9 @@ from decimal import Decimal
 from typing import Any
 
 from shoe_daemon.game.rules import swiss_nine
-from shoe_daemon.money.amounts import CONTEXT, ZERO, add, is_multiple
+from shoe_daemon.money.amounts import CONTEXT, ZERO, add
 from shoe_daemon.money.display import format_money
-from shoe_daemon.money.limits import TableLimits
+from shoe_daemon.money.limits import TableLimits, put_down
 from shoe_daemon.money.profile import NINE_BETS, Bet, MoneyProfile, PuntoBancoMoney
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import LOST, RETURNED, STAYS, WON, Line, Result, Settlement
@@ -92,11 +92,9 @@ class BetRound:
         if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= self.limits.places:
             raise Refusal("bad_request", f"the layout has boxes 1 to {self.limits.places}, not "
                           f"{box!r}", rules.boxes.source)
-        chip = self.limits.chip
-        if amount <= 0 or not is_multiple(amount, chip):
-            raise Refusal("not_a_chip", f"{self.money(amount)} is not a whole number of the "
-                          f"table's chip ({self.money(chip)})", self.profile.chip.source)
         nine = bet in NINES
+        put_down(self.profile, self.limits, amount, "bet",
+                 rules.nine_limits if nine else rules.chance_limits)
         low = self.limits.nine_min_stake if nine else self.limits.min_stake
         high = self.limits.nine_max_stake if nine else self.limits.max_stake
         term = rules.nine_limits if nine else rules.chance_limits
@@ -222,7 +220,7 @@ def settle(profile: MoneyProfile, closed: BetRound, result: Result) -> Settlemen
     return Settlement(profile=profile.name, shoe=result.shoe, coup=result.coup,
                       outcome=result.outcome, currency=currency, lines=tuple(lines),
                       commission=commission, counts=not result.void,
-                      rules=tuple(dict.fromkeys(applied)))
+                      rules=tuple(dict.fromkeys(applied)), order="punto_banco.payment_order")
 
 
 def _win(who: str, b: BoxBet, times: Decimal, taxe: Decimal) -> Line:

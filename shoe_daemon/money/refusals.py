@@ -17,6 +17,7 @@ CODES: dict[str, str] = {
     "out_of_turn": "a banco, a bank or an offer taken out of the order of priority",
     "below_minimum": "below the table's minimum",
     "above_maximum": "above the table's maximum",
+    "no_amount": "an amount of nothing, or less: a zero or negative stake, bank, bid or share",
     "not_a_chip": "not a whole number of the table's chip",
     "not_offered": "a kind of play, bet or choice this house does not offer",
     "banco_called": "the general game while a banco stands",

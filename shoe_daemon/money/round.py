@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from shoe_daemon.money.amounts import CONTEXT, ZERO, add, is_multiple
+from shoe_daemon.money.amounts import CONTEXT, ZERO, add
 from shoe_daemon.money.display import format_money
-from shoe_daemon.money.limits import TableLimits
+from shoe_daemon.money.limits import TableLimits, put_down
 from shoe_daemon.money.players import Player, Seating
 from shoe_daemon.money.profile import (
     CheminDeFerMoney,
@@ -174,7 +174,7 @@ class Round:
         if amount is None:
             raise refuse("bad_request", "a banco with the table needs the punter's stake",
                          rules.kinds[Kind.WITH_TABLE])
-        self._chips(amount)
+        put_down(self.profile, self.limits, amount, "stake", self.profile.min_stake)
         least = CONTEXT.multiply(bank, rules.with_table_share.value)
         if amount < least:
             raise refuse("with_table_share", f"a banco with the table stakes at least "
@@ -364,14 +364,8 @@ class Round:
             raise refuse("bad_request", "an outsider's stake goes in the middle of the table, "
                          "not at a box", rules.outsiders)
 
-    def _chips(self, amount: Decimal) -> None:
-        chip = self.limits.chip
-        if amount <= 0 or not is_multiple(amount, chip):
-            raise refuse("not_a_chip", f"{self.money(amount)} is not a whole number of the "
-                         f"table's chip ({self.money(chip)})", self.profile.chip)
-
     def _stake_limits(self, who: Player, amount: Decimal) -> None:
-        self._chips(amount)
+        put_down(self.profile, self.limits, amount, "stake", self.profile.min_stake)
         if amount < self.limits.min_stake:
             raise refuse("below_minimum", f"{self.money(amount)} is below the minimum stake "
                          f"{self.money(self.limits.min_stake)}", self.profile.min_stake)

@@ -159,6 +159,9 @@ class Settlement:
     suivi: str | None = None  # who has the suivi in the next coup
     counts: bool = True  # money was in play and the coup was played (not void or cancelled)
     rules: tuple[str, ...] = field(default=())  # the terms applied, by name (profile.term)
+    #: The term whose order the lines are in (they are paid line by line as they come):
+    #: "chemin_de_fer.payment_order" (000 rule 26), "punto_banco.payment_order".
+    order: str | None = None
 
     def __post_init__(self) -> None:
         if self.balance() != 0:
@@ -191,6 +194,7 @@ class Settlement:
             "suivi": self.suivi,
             "counts": self.counts,
             "rules": list(self.rules),
+            "order": self.order,
         }
 
     @classmethod
@@ -204,7 +208,8 @@ class Settlement:
                        currency.amount(data["commission"]),
                        None if data["bank"] is None else BankAfter.from_dict(data["bank"],
                                                                                currency),
-                       data["suivi"], bool(data["counts"]), tuple(data["rules"]))
+                       data["suivi"], bool(data["counts"]), tuple(data["rules"]),
+                       data.get("order"))
         except RecordError:
             raise
         except (KeyError, TypeError, ValueError) as error:

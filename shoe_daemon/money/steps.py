@@ -27,8 +27,9 @@ Where one action makes several records, the reader knows them by their shape:
 A settlement's action takes the `coup.result` line the ledger published for its coup, which
 the caller gives (`result_for`): the settlement is thereby played against the published
 result, never against the one it may claim; a settlement written before issue 20 at Baden
-(no `bank.set_aside`) is played by the reading it was written with, as a bank taken before
-it (no `seated`) is (`before_issue_20`, legacy.py).
+(no `bank.set_aside`) is played by the reading it was written with (`schokolade: "asked"`,
+as at a table configured so), and a bank taken before it (no `seated`) uncounted
+(`before_issue_20`, legacy.py).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any
 
 from shoe_daemon.game.rules import Game
 from shoe_daemon.money.legacy import EARLIER, schokolade_asked, uncounted
-from shoe_daemon.money.limits import TableLimits
+from shoe_daemon.money.limits import ASKED, TableLimits
 from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.stakes import RecordError
 from shoe_daemon.money.table import LIMIT_KEYS, settings_of
@@ -133,7 +134,7 @@ class StepReader:
                     end += 1
                 op: Op = {"op": "settle", "result": dict(result)}
                 if schokolade_asked(self.profile, record):
-                    op[EARLIER] = True  # the Schokolade asked for (legacy.py)
+                    op["schokolade"] = ASKED  # the Schokolade asked for (legacy.py)
                 return op, end
             if event == "money.bet":
                 bet = record["bet"]

@@ -28,8 +28,10 @@ and how `audit verify` checks the money (`shoe_daemon.money.verify`).
 | `settle` | `result` | the published `coup.result` line of the closed coup |
 | `new_shoe` | `shoe` | the shoe's `BTN,SHOE` |
 
-`take_bank` and `settle` take `before_issue_20: true` when they play a record written
-before issue 20 again, by the rules it was written with (legacy.py).
+`settle` takes `schokolade: "asked"` when it plays again a settlement recorded so (a table
+configured `schokolade = "asked"`, or a ledger written before issue 20), and `take_bank`
+takes `before_issue_20: true` for a bank taken before the players were counted at it
+(legacy.py).
 
 A supervisor's (the console says who may: the money refuses by the rules only):
 
@@ -53,10 +55,12 @@ from shoe_daemon.money.amounts import ZERO, AmountError, add
 from shoe_daemon.money.bank import Bank, Phase
 from shoe_daemon.money.chemin_de_fer import settle as settle_chemin_de_fer
 from shoe_daemon.money.chemin_de_fer import unbanked
-from shoe_daemon.money.legacy import EARLIER
+from shoe_daemon.money.legacy import EARLIER, current_form
 from shoe_daemon.money.limits import (
+    ASKED,
     CHEMIN_DE_FER_KEYS,
     PUNTO_BANCO_KEYS,
+    SET_ASIDE,
     LimitsError,
     TableLimits,
     table_limits,
@@ -94,7 +98,7 @@ OPS: Mapping[str, tuple[frozenset[str], frozenset[str]]] = {
     "bet": (frozenset({"box", "bet", "amount"}), frozenset()),
     "withdraw": (frozenset({"stake"}), frozenset()),
     "close": (frozenset({"shoe", "coup"}), frozenset()),
-    "settle": (frozenset({"result"}), frozenset({EARLIER})),
+    "settle": (frozenset({"result"}), frozenset({"schokolade"})),
     "new_shoe": (frozenset({"shoe"}), frozenset()),
     "limits": (frozenset({"by", "reason"}),
                frozenset({"source", *CHEMIN_DE_FER_KEYS, *PUNTO_BANCO_KEYS})),
@@ -195,10 +199,12 @@ class TableMoney:
         player = Player(seat=place)
         if self.bank.phase is Phase.HELD and player in (self.bank.holder, self.bank.partner):
             raise Refusal("seating", f"{player} holds the bank: it is given up first", API)
-        if self.round is not None and (self.round.closed is not None or any(
-                s.who == player for s in self.round.stakes)):
+        if isinstance(self.round, Round) and any(s.who == player for s in self.round.stakes):
             raise Refusal("seating", f"{player} has a stake in the coup: it is withdrawn or "
                           "settled first", API)
+        if self.round is not None and self.round.closed is not None:
+            raise Refusal("seating", "the coup is dealt: a player leaves after its "
+                          "settlement (where the bank passes counts him till then)", API)
         return self._seated(self.seating.occupied - {place}, place, "leave")
 
     def _seated(self, occupied: frozenset[int], place: int, what: str
@@ -397,7 +403,9 @@ class TableMoney:
     def _op_settle(self, f: Mapping[str, Any]) -> tuple[TableMoney, Records]:
         if not isinstance(f["result"], Mapping):
             raise bad("result is the coup.result line")
-        asked = _earlier(f)
+        asked = f.get("schokolade", SET_ASIDE)
+        if asked not in (SET_ASIDE, ASKED):
+            raise bad(f"schokolade is {SET_ASIDE!r} or {ASKED!r}, not {asked!r}")
         try:
             result = Result.of_line(f["result"])
         except RecordError as error:
@@ -412,8 +420,9 @@ class TableMoney:
                           f"{result.coup} (closed: {dealt})", API)
         try:
             if isinstance(closed, Round):
-                settlement = settle_chemin_de_fer(self.profile, closed, result,
-                                                  schokolade_asked=asked)
+                settlement = settle_chemin_de_fer(
+                    self.profile, closed, result,
+                    schokolade_asked=ASKED in (asked, closed.limits.schokolade))
             else:
                 settlement = settle_punto_banco(self.profile, closed, result)
         except RecordError as error:
@@ -506,11 +515,14 @@ class TableMoney:
             raise Refusal("not_now", "a correction is for a coup dealt and not yet settled; "
                           "before the deal, withdraw the stake and enter it again", API)
         amount = self._amount(f["amount"], "amount")
+        if amount < 0:
+            raise Refusal("no_amount", f"a stake cannot be corrected to less than nothing "
+                          f"({f['amount']}): 0 takes it away", self.profile.min_stake.source)
         shoe, coup = closed.closed
         if isinstance(pre, Round) and pre.bank.amount is None:
             assert self.profile.chemin_de_fer is not None
             raise Refusal("not_offered", "an open bank's sum was fixed by the stakes when "
-                          "betting closed (000 rule 5): it is not entered again; void the coup "
+                          "betting closed: it is not entered again; void the coup "
                           "if it cannot stand", self.profile.chemin_de_fer.open_bank.source)
         table = dataclasses.replace(self, round=pre)
         records: Records = []
@@ -526,8 +538,9 @@ class TableMoney:
                 raise bad("correct: a stake's id, or a new stake's fields, not both")
             table, changed, who = table._corrected(pre, stake_id, amount)
         else:
-            if amount <= 0:
-                raise bad("correct: a new stake needs an amount")
+            if amount == 0:
+                raise Refusal("no_amount", "a stake missed and entered now needs the amount "
+                              "put down, not 0", self.profile.min_stake.source)
             table, changed, who = table._missed(f, amount)
         records += changed
         table, closing = table._op_close({"shoe": shoe, "coup": coup})
@@ -641,7 +654,7 @@ class TableMoney:
         except RecordError as error:
             raise bad(str(error)) from None
         corrected = settlement.to_dict()
-        if corrected == dict(last.recorded):
+        if corrected == current_form(last.recorded):
             raise Refusal("not_now", "the settlement recorded is already the one "
                           f"{'a void coup gives' if how == 'void' else 'the rules give'}: "
                           "nothing to correct", self.profile.void.source if how == "void"
@@ -739,7 +752,8 @@ class TableMoney:
         rules gave when it was played again (a ledger written by earlier software): what a
         supervisor's `reopen` then corrects."""
         last = self.last
-        if last is None or (settlement.get("shoe"), settlement.get("coup")) != last.where:
+        if last is None or (settlement.get("shoe"), settlement.get("coup")) != last.where or \
+                current_form(settlement) == last.recorded:  # the same, spelled as before
             return self
         return dataclasses.replace(self, last=dataclasses.replace(last,
                                                                   recorded=dict(settlement)))
@@ -773,6 +787,7 @@ class TableMoney:
             out["bank"] = self.bank.to_dict()
             out["turn"] = self.bank.turn(self.seating)
             out["may"] = self._may()
+            out["begun"] = self.bank.begun  # the game's first bank was taken (issue 20)
         out["round"] = None if current is None else current.to_record()
         out["carried"] = bets_state(self.profile, self.carried)
         out["correctable"] = current is not None and current.closed is not None and \
@@ -794,6 +809,8 @@ def settings_of(limits: TableLimits, cdf: bool) -> dict[str, Any]:
     if cdf:
         out |= {"places": limits.places, "min_bank": text(limits.min_bank),
                 "max_bank": text(limits.max_bank)}
+        if limits.schokolade == ASKED:
+            out["schokolade"] = ASKED
     else:
         out |= {"boxes": limits.places, "nine_min_stake": text(limits.nine_min_stake),
                 "nine_max_stake": text(limits.nine_max_stake)}

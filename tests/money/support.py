@@ -7,11 +7,14 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from shoe_daemon.game import results
 from shoe_daemon.game.rules import Game, swiss_nine
 from shoe_daemon.money.houses import MONEY_PROFILES
 from shoe_daemon.money.limits import TableLimits, table_limits
 from shoe_daemon.money.profile import MoneyProfile
+from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney
 
 #: The `[money]` settings each profile needs (the values its seed leaves to the table).
@@ -54,6 +57,16 @@ def line(name: str, shoe: int, coup: int, outcome: str,
     return results.coup_result(shoe=shoe, coup=coup, profile=name, outcome=outcome,
                                punter=p_cards, banker=b_cards, last_coup=False,
                                irregularities=(), swiss_nine=nine)
+
+
+def refused(desk: Desk, code: str, op: str, **fields: Any) -> Refusal:
+    """The action is refused with `code`, and nothing changed."""
+    before = desk.table
+    with pytest.raises(Refusal) as caught:
+        desk.do(op, **fields)
+    assert caught.value.code == code, caught.value
+    assert desk.table is before
+    return caught.value
 
 
 class Desk:

@@ -7,17 +7,7 @@ from __future__ import annotations
 import pytest
 
 from shoe_daemon.money.bank import Bank
-from shoe_daemon.money.refusals import Refusal
-from tests.money.support import Desk, amounts, profile
-
-
-def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
-    before = desk.table
-    with pytest.raises(Refusal) as caught:
-        desk.do(op, **fields)
-    assert caught.value.code == code, caught.value
-    assert desk.table is before
-    return caught.value
+from tests.money.support import Desk, amounts, line, profile, refused
 
 
 def full(name: str) -> Desk:
@@ -90,6 +80,23 @@ def test_leaving_and_sitting() -> None:
     refused(desk, "seating", "leave", seat=3)
     desk.do("sit", seat=9)
     assert desk.table.round.seating.occupied == frozenset(range(1, 10))
+
+
+def test_leaving_while_the_coup_is_dealt_says_why() -> None:
+    """A player with a stake stays until it is settled; one without waits for the
+    settlement too (where the bank passes is counted from the places as dealt), and each
+    refusal says which is his case (an answer to a person is always true)."""
+    desk = Desk("baden", range(1, 10))
+    desk.do("take_bank", who="seat 1", amount="500")
+    desk.do("stake", who="seat 3", amount="50")
+    desk.do("close", shoe=1, coup=1)
+    refusal = refused(desk, "seating", "leave", seat=3)
+    assert refusal.reason == "seat 3 has a stake in the coup: it is withdrawn or settled first"
+    refusal = refused(desk, "seating", "leave", seat=2)
+    assert refusal.reason.startswith("the coup is dealt: a player leaves after its settlement")
+    desk.do("settle", result=line("baden", 1, 1, "punter"))
+    desk.do("leave", seat=2)
+    assert desk.table.bank.turn(desk.table.seating) == 3  # the next place seated banks
 
 
 # --- Zoppot: the Suite and its auction -----------------------------------------------------------

@@ -10,19 +10,10 @@ import pytest
 from shoe_daemon.money.legacy import uncounted
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.steps import StepReader
-from tests.money.support import CHEMIN_DE_FER, Desk, profile
+from tests.money.support import CHEMIN_DE_FER, Desk, profile, refused
 
 FULL = range(1, 10)
 
-
-def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
-    """The action is refused with `code`, and nothing changed."""
-    before = desk.table
-    with pytest.raises(Refusal) as caught:
-        desk.do(op, **fields)
-    assert caught.value.code == code, caught.value
-    assert desk.table is before
-    return caught.value
 
 
 def banked(name: str, amount: str = "800", seated=None, **more: object) -> Desk:
@@ -73,6 +64,63 @@ def test_stake_limits() -> None:
     refused(desk, "not_a_chip", "stake", who="seat 3", amount="2.50")
     refused(desk, "bad_request", "stake", who="seat 3", amount=2.5)  # a float, never
     refused(desk, "bad_request", "stake", who="seat 3", amount="2.505")  # below the unit
+
+
+@pytest.mark.parametrize(("op", "fields", "what"), [
+    ("stake", {"who": "seat 2"}, "stake"),
+    ("banco", {"who": "seat 2", "kind": "banco_with_table"}, "stake"),
+    ("share", {"who": "seat 3", "of": "seat 2"}, "stake"),
+])
+@pytest.mark.parametrize("amount", ["0", "0.00", "-5", "-10"])
+def test_nothing_or_less_is_not_a_stake(op: str, fields: dict, what: str, amount: str
+                                        ) -> None:
+    """A zero stake gets its own reason (issue 20), not "not a whole number of the table's
+    chip", and so does a negative one; the rule is the minimum it falls short of."""
+    desk = banked("zoppot-1934", "800")
+    if op == "share":
+        desk.do("banco", who="seat 2", kind="banco")
+    refusal = refused(desk, "no_amount", op, amount=amount, **fields)
+    assert refusal.reason.startswith(f"a {what} ")
+    assert ("is nothing" in refusal.reason) == (Decimal(amount) == 0)
+    assert "chip" not in refusal.reason
+    assert refusal.rule == profile("zoppot-1934").min_stake.source
+    refused(Desk("zoppot-1934", FULL), "not_a_chip", "take_bank", who="seat 1",
+            amount="20.50")  # still its own
+
+
+@pytest.mark.parametrize("amount", ["0", "-100"])
+def test_nothing_or_less_is_not_a_bank_a_bid_or_a_garage(amount: str) -> None:
+    desk = Desk("baden", FULL)
+    refusal = refused(desk, "no_amount", "take_bank", who="seat 1", amount=amount)
+    assert refusal.reason.startswith("a bank ") and "chip" not in refusal.reason
+    assert refusal.rule == profile("baden").min_bank.source
+    zoppot = Desk("zoppot-1934", FULL)
+    refusal = refused(zoppot, "no_amount", "take_bank", who="seat 1", amount="500",
+                      partner="seat 2", partner_amount=amount)
+    assert refusal.reason.startswith("a partner's part ")
+    zoppot.do("take_bank", who="seat 1", amount="500")
+    zoppot.do("stake", who="seat 2", amount="100")
+    zoppot.coup_played("banker")
+    zoppot.do("suite")
+    assert refused(zoppot, "no_amount", "bid", who="seat 3", amount=amount).reason.startswith(
+        "a bid ")
+    shimmy = Desk("shimmy", range(1, 10))
+    shimmy.do("take_bank", who="seat 1", amount="500")
+    assert refused(shimmy, "no_amount", "garage", amount=amount).reason.startswith(
+        "a garage ")
+
+
+def test_nothing_or_less_is_not_a_bet_nor_a_correction() -> None:
+    desk = Desk("baden-punto-banco")
+    for amount in ("0", "-5"):
+        refusal = refused(desk, "no_amount", "bet", box=1, bet="punto", amount=amount)
+        assert refusal.reason.startswith("a bet ") and "chip" not in refusal.reason
+    baden = banked("baden", "800")
+    baden.do("stake", who="seat 2", amount="100")
+    baden.do("close", shoe=1, coup=1)
+    refused(baden, "no_amount", "correct", stake="s1", amount="-100", by="ana", reason="r")
+    refused(baden, "no_amount", "correct", who="seat 3", amount="0", by="ana", reason="r")
+    baden.do("correct", stake="s1", amount="0", by="ana", reason="never there")  # taken away
 
 
 def test_the_banker_does_not_punt_against_his_bank() -> None:

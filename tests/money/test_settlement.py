@@ -9,10 +9,12 @@ from decimal import Decimal
 import pytest
 
 from shoe_daemon.money.legacy import schokolade_asked
+from shoe_daemon.money.limits import LimitsError, TableLimits
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.settlement import Settlement
+from shoe_daemon.money.table import settings_of
 from shoe_daemon.money.verify import check_settlement, settle_round
-from tests.money.support import CHEMIN_DE_FER, Desk, amounts, line, profile
+from tests.money.support import CHEMIN_DE_FER, Desk, amounts, limits, line, profile, refused
 
 
 def banked(name: str, amount: str, seated=None, **more: object) -> Desk:
@@ -22,15 +24,6 @@ def banked(name: str, amount: str, seated=None, **more: object) -> Desk:
     desk.do("take_bank", who="seat 1", amount=amount)
     return desk
 
-
-def refused(desk: Desk, code: str, op: str, **fields: object) -> Refusal:
-    """The action is refused with `code`, and nothing changed."""
-    before = desk.table
-    with pytest.raises(Refusal) as caught:
-        desk.do(op, **fields)
-    assert caught.value.code == code, caught.value
-    assert desk.table is before
-    return caught.value
 
 
 def round_record(desk: Desk) -> dict:
@@ -83,7 +76,7 @@ def test_schokolade_asked_in_a_ledger_written_before_issue_20() -> None:
     desk = banked("baden", "800")
     desk.do("stake", who="seat 3", amount="600")
     desk.do("close", shoe=1, coup=1)
-    records = desk.do("settle", result=line("baden", 1, 1, "banker"), before_issue_20=True)
+    records = desk.do("settle", result=line("baden", 1, 1, "banker"), schokolade="asked")
     assert "set_aside" not in records[0]["bank"]
     assert records[0]["bank"]["after"] == "1370.00" and records[1]["bank"]["amount"] == \
         "1370.00"
@@ -91,19 +84,40 @@ def test_schokolade_asked_in_a_ledger_written_before_issue_20() -> None:
     assert desk.do("schokolade")[0]["bank"]["amount"] == "1170.00"
     assert schokolade_asked(profile("baden"), records[0])
     refused(desk, "bad_request", "settle", result=line("baden", 1, 2, "banker"),
-            before_issue_20="yes")
+            schokolade="yes")
 
 
 def asked_reading(stake: str = "600") -> Desk:
-    """003's worked example settled by the reading before issue 20: the bank 1,370, the
-    uncovered 200 in it until the banker asks for the Schokolade."""
-    desk = banked("baden", "800")
+    """003's worked example at a table configured `schokolade = "asked"` (003: "kann der
+    Bankhalter die entstehende Differenz zur Seite stellen lassen"): the bank 1,370, the
+    uncovered 200 in it until the banker asks for the Schokolade, as before issue 20."""
+    desk = banked("baden", "800", schokolade="asked")
     desk.do("stake", who="seat 3", amount=stake)
-    desk.coup += 1
-    desk.do("close", shoe=1, coup=desk.coup)
-    desk.do("settle", result=line("baden", 1, desk.coup, "banker"), before_issue_20=True)
+    records = desk.coup_played_records("banker")
+    assert "set_aside" not in records[0]["bank"] and records[0]["bank"]["after"] == "1370.00"
     assert desk.bank["amount"] == "1370.00" and desk.bank["uncovered"] == "200.00"
+    assert round_record(desk)["limits"]["schokolade"] == "asked"
     return desk
+
+
+def test_the_schokolade_setting() -> None:
+    """`schokolade` is 003's ("set_aside", the default, by the ruling of issue 20, or
+    "asked"), and only where the house sets a Schokolade aside; a round of the default
+    records no setting, as before issue 20."""
+    assert limits("baden").schokolade == "set_aside"
+    assert "schokolade" not in limits("baden").to_dict()
+    assert limits("baden", schokolade="asked").to_dict()["schokolade"] == "asked"
+    assert TableLimits.from_dict(limits("baden", schokolade="asked").to_dict()) == limits(
+        "baden", schokolade="asked")
+    with pytest.raises(LimitsError, match=r"money\.schokolade: 'set_aside'"):
+        limits("baden", schokolade="sometimes")
+    with pytest.raises(LimitsError, match=r"money\.schokolade: shimmy sets no Schokolade"):
+        limits("shimmy", schokolade="asked")
+    desk = asked_reading()
+    assert settings_of(desk.table.limits, True)["schokolade"] == "asked"
+    records = desk.do("limits", source="configuration", by="configuration", reason="r",
+                      **{**settings_of(limits("baden"), True)})
+    assert "schokolade" not in records[0]["limits"]  # back to the default from the next round
 
 
 def test_schokolade_asked_while_betting_is_open() -> None:
@@ -252,7 +266,7 @@ def test_partner_in_the_bank_rule_4() -> None:
     """000 rule 4: "The prescribed minimum stake must be put up by the banker alone. When there
     is a full table of players, he may have a partner for any sum in excess of the minimum." """
     desk = Desk("zoppot-1934", range(1, 9))
-    with pytest.raises(Refusal, match="full table") as caught:
+    with pytest.raises(Refusal, match="every place is taken") as caught:
         desk.do("take_bank", who="seat 1", amount="1000", partner="seat 5",
                 partner_amount="300")
     assert caught.value.code == "partner"

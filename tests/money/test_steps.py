@@ -152,6 +152,7 @@ SCENARIOS = [  # the bank's and the round's scenarios, with every shape of sever
     (test_settlement.test_schokolade_worked_example, {}),
     (test_settlement.test_schokolade_asked_in_a_ledger_written_before_issue_20, {}),
     (test_settlement.test_schokolade_asked_while_betting_is_open, {}),
+    (test_settlement.test_the_schokolade_setting, {}),
     (test_settlement.test_schokolade_asked_returns_a_banco_called_against_the_larger_bank, {}),
     (test_round.test_a_bank_taken_before_issue_20_was_not_counted, {}),
     (banco_withdrawn_with_its_shares, {}),

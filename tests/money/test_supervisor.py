@@ -295,3 +295,17 @@ def test_an_unreadable_snapshot_names_what_is_wrong() -> None:
         TableMoney.from_snapshot(desk.profile, {**snapshot, "bank": {"phase": "nowhere"}})
     with pytest.raises(RecordError, match="not a zoppot-1934"):
         TableMoney.from_snapshot(profile("zoppot-1934"), snapshot)
+
+
+def test_a_settlement_spelled_as_before_issue_20_is_the_same_settlement() -> None:
+    """A settlement recorded before issue 20 that differs from today's only in how it names
+    a player (`passes_to: 2`) and in not saying its order is not a settlement to reopen."""
+    desk = worked_example()
+    closed(desk)
+    settlement = settled(desk, "punter")[0]
+    assert settlement["bank"]["passes_to"] == "seat 2"
+    old = {k: v for k, v in settlement.items() if k != "order"}
+    old["bank"] = {**settlement["bank"], "passes_to": 2}
+    assert desk.table.with_recorded(old) is desk.table
+    with pytest.raises(Refusal, match="already the one the rules give"):
+        desk.table.apply({"op": "reopen", "how": "rules", **ANA})

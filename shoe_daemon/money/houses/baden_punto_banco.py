@@ -54,6 +54,10 @@ RULES = PuntoBancoMoney(
                         "sets `nine_min_stake` and `nine_max_stake`, as it does the three "
                         "chances' (\"sind am Tisch angezeigt\")"),
     closing=decided(S, "Rien ne va plus", d.CLOSING),
+    payment_order=decided(S, "box by box", "no order of paying the layout is given; box by "
+                          "box in the layout's numbering, in a box as the layout reads (Punto, "
+                          "Banco, Egalité, then the Swiss Nine bets), the casino last, so that "
+                          "the croupier pays the layout once round"),
 )
 
 BADEN_PUNTO_BANCO_MONEY = MoneyProfile(
