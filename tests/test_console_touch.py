@@ -192,7 +192,11 @@ THREE_COUPS = BADEN_SHOE  # the bank wins, the punters win, the bank wins
 def test_the_clermont_club_by_touch_with_a_stake_over_the_line(tmp_path, browser, size):
     with touch_table(browser, tmp_path, "clermont-2015", CLERMONT, THREE_COUPS, size) as t:
         assert t.page.locator("#seats .seat").count() == 8  # 001: "eight places"
-        t.sit(1, 2, 3, 4, 5, 6)  # 001: "at least six players must be sitting"
+        t.sit(1, 2, 3, 4, 5)
+        # 001: "To begin the game at least six players must be sitting": said, not hidden.
+        assert t.text("#money-status") == "The game begins with 6 players: 5 seated"
+        t.sit(6)
+        assert t.text("#money-status") == "Betting open"
         t.take_bank("500")
         t.stake(2, "100")
         # 001: "Stakes placed over the line are worth half their value."

@@ -484,6 +484,10 @@
     const round = m.round;
     if (closed) return w("console.status.closed", { n: round.coup }) +
       (round.holder ? " \u00b7 " + w("console.status.holder", { who: who(round.holder) }) : "");
+    const seated = m.seating ? m.seating.occupied.length : 0;
+    if (m.begun === false && m.offers.min_players && seated < m.offers.min_players) {
+      return w("console.status.begins", { n: m.offers.min_players, seated }); // 001, 003
+    }
     const parts = [w("console.status.open")];
     if (m.bank && m.bank.suivi) parts.push(w("console.status.suivi", { who: who(m.bank.suivi) }));
     if (round && round.holder) parts.push(w("console.status.holder", { who: who(round.holder) }));
