@@ -263,6 +263,10 @@ def test_zoppot_by_touch_with_outsiders(tmp_path, browser, size):
         on_screen(t.page)
         t.take_bank("100")  # the bank lost: the next place puts one up
         t.stake(3, "20")
+        t.stake(1, "10")
+        t.tap("#stakes-list li[data-who='seat 1'] .withdraw")  # he takes it back
+        t.wait("document.getElementById('toast').textContent === 'The stake is withdrawn'")
+        t.wait("document.querySelectorAll('#stakes-list li').length === 1")
         t.deal(3)
         on_screen(t.page)
         told = t.recall(3)
@@ -270,6 +274,7 @@ def test_zoppot_by_touch_with_outsiders(tmp_path, browser, size):
                                  "Outsider A · Outsider's stake · 50 Guildens"]
     assert [line.split(":")[0] for line in told[1]["lines"]] == [
         "Seat 2 General game", "Outsider A Outsider's stake", "Seat 1 Bank"]
+    assert told[3]["stakes"] == ["Seat 3 · General game · 20 Guildens"]  # not the withdrawn
 
 
 @pytest.mark.parametrize("size", list(SIZES))
