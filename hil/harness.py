@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from hil.deal_button import press_deal
 from hil.processes import ROOT, display_url, start_daemon, start_shoe, stop
 from hil.readable import describe
 
-__all__ = ["ROOT", "TableRun", "display_url", "run_table", "start_daemon", "start_shoe", "stop"]
+__all__ = ["ROOT", "TableRun", "display_url", "press_deal", "run_table", "start_daemon",
+           "start_shoe", "stop"]
 
 
 @dataclass

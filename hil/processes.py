@@ -26,9 +26,11 @@ def start_shoe(
     baud: int | None = None,
     usb: bool = False,
     packs: int | None = None,
+    deal_button: Path | None = None,
     extra: list[str] | tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[str], dict[str, Any]]:
-    """Start the simulated shoe; return the process and the JSON line it announced."""
+    """Start the simulated shoe; return the process and the JSON line it announced.
+    `deal_button`: the FIFO the shoe makes for its DEAL button (`hil.deal_button.press_deal`)."""
     cmd = [sys.executable, "-m", "hil.shoe", "--profile", profile, "--shoes", str(shoes),
            "--seed", str(seed), "--capture", str(workdir / "shoe.cap"),
            "--truth", str(workdir / "truth.jsonl"), "--lamp-log", str(workdir / "lamps.log")]
@@ -40,6 +42,8 @@ def start_shoe(
         cmd += ["--pace", str(pace)]
     if baud is not None:
         cmd += ["--baud", str(baud)]
+    if deal_button is not None:
+        cmd += ["--deal-button", str(deal_button)]
     for fault in faults:
         cmd += ["--fault", fault]
     cmd += list(extra)

@@ -47,6 +47,7 @@ from drivers.messages import (
     Message,
 )
 from hil import faults as line
+from hil.deal_button import DealButton
 from hil.dealer import FIRMWARE, MODEL, SERIAL, GameFaults, Session, boot_id_for, deal_shoes
 from shoe_daemon.game.houses import PROFILES
 
@@ -294,10 +295,14 @@ class Shoe:
                  pace: tuple[float, float] = (0.0, 0.0), baud: int | None = None,
                  linger: float = 0.5, give_up: float = DEFAULT_GIVE_UP,
                  log: TextIO = sys.stderr, stakes_pause: float = 0.0, proto: str = "1.1",
-                 deal_at_power_up: bool = False) -> None:
+                 deal_at_power_up: bool = False, deal_button: DealButton | None = None) -> None:
         self.messages = session.messages
         self.waits_for_hello = proto != "1.0"  # protocol 1.1: nothing after a HELLO until its ACK
         self.stakes_pause = stakes_pause  # the croupier waits for the stakes before a DEAL
+        self.button = deal_button  # with it, each BTN,DEAL waits for a press
+        self.presses = 0  # presses not yet used by a BTN,DEAL
+        self.coups_begun = 0  # BTN,DEALs dealt
+        self.told_waiting = False  # the log said the shoe waits for this coup's press
         self.link = link
         self.faults = line_faults
         self.rng = random.Random(f"hil.shoe line {seed}")
@@ -418,7 +423,8 @@ class Shoe:
             deadlines.append(self.phase_until)
         if self.timer is not None and self.window and not self.outbuf:
             deadlines.append(self.timer + RESEND_AFTER)
-        if self.pace_from is not None and self.dealt < len(self.messages):
+        if (self.pace_from is not None and self.dealt < len(self.messages)
+                and not self._held_for_button()):
             deadlines.append(self.next_due)
         if self.outbuf and self.line_free_at > now:
             deadlines.append(self.line_free_at)  # else: select waits for the link
@@ -436,6 +442,8 @@ class Shoe:
         rfds = [] if self.phase == "unplugged" else self.link.read_fds()
         if self.wakeup >= 0:
             rfds.append(self.wakeup)
+        if self.button is not None:
+            rfds.append(self.button.fileno())
         wfds = []
         if self.outbuf and self.link.up and time.monotonic() >= self.line_free_at:
             wfds = [self.link.write_fd()]
@@ -447,9 +455,12 @@ class Shoe:
         if self.wakeup in readable:
             with contextlib.suppress(OSError):
                 os.read(self.wakeup, 512)  # a signal came: the loop checks `stopping`
+        if self.button is not None and self.button.fileno() in readable:
+            self.presses += self.button.presses()
         if writable:
             self._write(now)
-        if self.link.up and any(fd != self.wakeup for fd in readable):
+        own = {self.wakeup, self.button.fileno() if self.button is not None else -1}
+        if self.link.up and any(fd not in own for fd in readable):
             self._read(now)
 
     # -- writing ------------------------------------------------------------------------------
@@ -568,12 +579,29 @@ class Shoe:
             return
         lo, hi = self.pace
         while self.dealt < len(messages) and now >= self.next_due:
+            if self._held_for_button():
+                if not self.told_waiting:
+                    self.told_waiting = True
+                    self.say(f"waiting for the DEAL button: coup {self.coups_begun + 1}")
+                return
+            if is_deal(messages[self.dealt]):
+                self.coups_begun += 1
+                if self.button is not None:
+                    self.presses -= 1
+                    if self.told_waiting:  # he waited: his pace runs again from the press
+                        self.told_waiting = False
+                        self.next_due = now
             self.backlog.append(messages[self.dealt])
             self.dealt += 1
             if hi > 0:
                 self.next_due += lo if hi == lo else self.rng.uniform(lo, hi)
             if self.stakes_pause and self.dealt < len(messages) and is_deal(messages[self.dealt]):
                 self.next_due = max(self.next_due, now) + self.stakes_pause
+
+    def _held_for_button(self) -> bool:
+        """The next thing the croupier does is a BTN,DEAL, and nobody pressed for it yet."""
+        return (self.button is not None and self.presses == 0
+                and self.dealt < len(self.messages) and is_deal(self.messages[self.dealt]))
 
     def _awaiting_hello(self) -> bool:
         return self.waits_for_hello and any(isinstance(e.message, Hello) for e in self.window)
@@ -747,6 +775,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stakes-pause", type=float, default=0.0, metavar="SECONDS",
                    help="the croupier waits this long for the stakes before each BTN,DEAL "
                         "(the console's money tests)")
+    p.add_argument("--deal-button", type=Path, default=None, metavar="PATH",
+                   help="make a FIFO at PATH: before each BTN,DEAL the croupier waits for a "
+                        "line written there (one line, one press, one coup)")
     p.add_argument("--proto", choices=("1.0", "1.1"), default="1.1",
                    help="the protocol version the shoe speaks: a 1.0 shoe does not wait for "
                         "its HELLO's acknowledgement before sending more (default 1.1)")
@@ -820,6 +851,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{args.usb_socket} exists and is not a socket")
         link = UsbSocketLink(args.usb_socket)
 
+    try:
+        button = DealButton(args.deal_button) if args.deal_button is not None else None
+    except (ValueError, OSError) as e:
+        parser.error(f"--deal-button: {e}")
+
     shoe: Shoe | None = None
     stop = [False]
 
@@ -843,18 +879,23 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stderr.write(f"hil.shoe: cannot open the line: {e}\n")
                 return 1
             boot_id = session.messages[0].boot_id  # type: ignore[union-attr]
-            sys.stdout.write(json.dumps(link.describe(boot_id)) + "\n")
+            announced = link.describe(boot_id)
+            if button is not None:
+                announced["deal_button"] = str(button.path)
+            sys.stdout.write(json.dumps(announced) + "\n")
             sys.stdout.flush()
             shoe = Shoe(session, link, line_faults=line_faults, seed=args.seed,
                         capture=capture, lamp_log=lamp_log, pace=pace, baud=args.baud,
                         linger=args.linger, give_up=args.give_up,
                         stakes_pause=args.stakes_pause, proto=args.proto,
-                        deal_at_power_up=args.deal_at_power_up)
+                        deal_at_power_up=args.deal_at_power_up, deal_button=button)
             shoe.wakeup = wake_r
             shoe.stopping = stop[0]
             return shoe.run()
     finally:
         link.close()
+        if button is not None:
+            button.close()
         signal.set_wakeup_fd(-1)
         os.close(wake_r)
         os.close(wake_w)

@@ -35,10 +35,10 @@ RECORDER = """
 window.__seen = [];
 document.addEventListener("DOMContentLoaded", () => {
   const note = () => {
-    const panel = document.getElementById("coup-panel");
+    const panel = document.getElementById("felt");
     const entry = {
       state: document.body.dataset.state || "", screen: document.body.dataset.screen || "",
-      coup: (document.getElementById("coup-line").textContent.match(/\\d+/) || [""])[0],
+      coup: (document.getElementById("where").textContent.match(/Coup (\\d+)/) || ["", ""])[1],
       outcome: document.getElementById("outcome").textContent,
       codes: [...panel.querySelectorAll("[data-code]")].map((e) => e.dataset.code),
       text: panel.innerText + " " + document.getElementById("latch-panel").innerText,
@@ -50,7 +50,7 @@ document.addEventListener("DOMContentLoaded", () => {
     {subtree: true, childList: true, attributes: true, characterData: true});
 });
 """
-OUTCOME = {"Banker wins": "banker", "Punter wins": "punter", "Égalité": "egalite",
+OUTCOME = {"Banco wins": "banker", "Punto wins": "punter", "Égalité": "egalite",
            "Coup cancelled": "cancelled", "Coup void": "void", "": None}
 
 
@@ -214,16 +214,19 @@ def test_a_card_keyed_in_on_the_page_a_void_by_badge_and_the_recall(tmp_path, br
         page.click(f"{box} .resolve")
         wait_until(page, "document.body.dataset.latches === '0' && "
                          "document.body.dataset.state === 'dealing'")
-        assert page.locator("#void-panel").is_hidden()  # a croupier has no void
-        page.click("#sign-out")
-        wait_until(page, "document.body.dataset.screen === 'sign-in'")
-        page.fill("#badge", "SUP-77")  # what the badge reader types
-        page.press("#badge", "Enter")
-        wait_until(page, "document.body.dataset.person === 'ana'")
+        # The void is a supervisor's: asked on the croupier's screen, her badge approves it
+        # and bob stays signed in (contract 1).
+        page.click("#supervisor-open")
         wait_until(page, "!document.getElementById('void-panel').hidden")
-        page.click("#void-panel .chips button >> nth=1")
+        page.click("#reason-chips button:has-text('Card fell from the table')")
         page.click("#void-go")
+        wait_until(page, "!document.getElementById('approval').hidden")
+        shoot(page, "approval")
+        page.fill("#approval-badge", "SUP-77")  # what the badge reader types
+        page.press("#approval-badge", "Enter")
         wait_until(page, "document.getElementById('outcome').textContent === 'Coup void'")
+        assert page.evaluate("document.body.dataset.person") == "bob"
+        assert page.locator("#approval").is_hidden()
         page.click("#tab-recall")
         wait_until(page, "document.querySelectorAll('#recall-list .told').length === 2")
         shoot(page, "recall")
@@ -248,11 +251,11 @@ def test_a_card_keyed_in_on_the_page_a_void_by_badge_and_the_recall(tmp_path, br
     assert void["cards"] == ["hidden card (face down) → punter P1",
                              "hidden card (face down) → banker B1",
                              "hidden card (face down) → punter P2"]
-    assert any("Voided on the console by ana (supervisor): “Card fell from the table”" in e
-               for e in void["events"])
+    assert any("Voided on the console by bob: “Card fell from the table” (approved by ana)"
+               in e for e in void["events"]), void["events"]
     assert first["cards"][1] == "unreadable card (face down, keyed in as 5D) → banker B1"
-    assert any("Resolved with ENTER on the console by bob (croupier)" in e
-               for e in first["events"])
+    assert any("Resolved (Key in the card) on the console by bob" in e
+               for e in first["events"]), first["events"]
     assert any("Lifted: ENTER by bob" in e for e in first["events"])
     lines = results(tmp_path)
     assert [(x["coup"], x["outcome"]) for x in lines if x["event"] == "coup.result"] == [
@@ -273,12 +276,11 @@ def test_the_page_asks_again_with_the_same_id_until_the_outcome(tmp_path, browse
             sign_in_with_pin(page, "bob", "1234")
             wait_until(page, "document.getElementById('money-panel').dataset.money === 'on'")
             with LedgerLock(run.state):
-                page.click("#seats [data-seat='3']")
-                page.click("#plays [data-kind='sit']")
+                page.click("#seats [data-seat='3']")  # an empty place: a player sits
                 time.sleep(ANSWER + 0.5)  # the page told the table is still doing it
                 assert "Still being done" in page.locator("#toast").inner_text()
             wait_until(page, "document.getElementById('toast').textContent === "
-                             "'sit: recorded'", timeout=15)  # the page's own answer
+                             "'A player sits at Seat 3'", timeout=15)  # said in words
             assert page.locator("#seats [data-seat='3']").get_attribute("data-occupied") == \
                 "true"
         finally:

@@ -71,9 +71,16 @@ class Table:
 
     def report(self, kind: str, position: str | None = None, face: str | None = None,
                partner: str | None = None) -> None:
-        """Fill the report's card on the page and send it; wait for the console's answer."""
-        page, box = self.page, f"#reports [data-report='{kind}']"
-        wait_until(page, f"document.querySelector(\"{box}\").dataset.open === 'true'")
+        """Open the report from its button, fill its card and send it; wait for the console's
+        answer."""
+        page, box = self.page, f"#report-box [data-report='{kind}']"
+        button = f"#reports [data-report='{kind}']"
+        wait_until(page, f"document.querySelector(\"{button}\").dataset.open === 'true'")
+        page.click(button)
+        wait_until(page, "!document.getElementById('report-sheet').hidden")
+        assert page.locator(f"{box} .report-rule").is_hidden()  # the rule on a second tap
+        page.click(f"{box} .rule-toggle")
+        assert page.locator(f"{box} .report-rule").inner_text().startswith("000 rule ")
         if position:
             page.click(f"{box} [data-position='{position}']")
         if face:
@@ -83,7 +90,8 @@ class Table:
         assert page.locator(f"{box} .report-go").is_disabled()  # a reason first
         page.click(f"{box} .chips button")
         page.click(f"{box} .report-go")
-        wait_until(page, "document.getElementById('toast').textContent.includes('reported')")
+        wait_until(page, "document.getElementById('toast').textContent.startsWith('Reported')")
+        assert page.locator("#report-sheet").is_hidden()
 
     def lines(self, event: str, code: str | None = None) -> list[dict[str, Any]]:
         return [x for x in results(self.workdir) if x["event"] == event
@@ -108,7 +116,7 @@ def test_rule_15_the_punters_bac_on_the_page(tmp_path, browser):
     with Table(tmp_path, browser, "zoppot-1934", "SHOE DEAL 2C TH 3D 5S") as t:
         wait_until(t.page, "document.body.dataset.state === 'punter_to_declare'")
         t.report("punter_bac")
-        wait_until(t.page, "document.getElementById('outcome').textContent === 'Banker wins'")
+        wait_until(t.page, "document.getElementById('outcome').textContent === 'Banco wins'")
         shoot(t.page, "report-bac")
         assert shown_codes(t.page, "punter") == [None, None]  # into the discard unseen
         assert shown_codes(t.page, "banker") == ["TH", "5S"]
@@ -145,7 +153,7 @@ def test_rule_11_reported_by_the_croupier_upheld_by_the_supervisor(tmp_path, bro
         t.page.click(f"{box} [data-way='OK']")
         t.page.click(f"{box} .chips button")
         t.page.click(f"{box} .resolve")
-        wait_until(t.page, "document.getElementById('outcome').textContent === 'Punter wins'")
+        wait_until(t.page, "document.getElementById('outcome').textContent === 'Punto wins'")
         assert shown_codes(t.page, "banker") == [None, "5S"]  # the lost card: never shown
         assert shown_codes(t.page, "punter") == ["2C", "3D"]
         shoot(t.page, "report-card-lost-upheld")
@@ -179,15 +187,15 @@ def test_rule_4_the_partners_objection_is_recorded_and_changes_nothing(tmp_path,
     with Table(tmp_path, browser, "zoppot-1934", "SHOE DEAL 2C TH 3D 5S RESTE") as t:
         wait_until(t.page, "document.body.dataset.state === 'banker_to_play'")
         t.report("partner_objection", partner="4")
-        wait_until(t.page, "document.getElementById('coup-panel').innerText !== ''")
+        wait_until(t.page, "document.getElementById('felt').innerText !== ''")
         shoot(t.page, "report-partner")
         assert t.page.evaluate("document.body.dataset.state") == "banker_to_play"
         t.page.click("#tab-recall")
         wait_until(t.page, "document.querySelectorAll('#recall-list .told').length === 1")
         events = t.page.evaluate(
             "[...document.querySelectorAll('#recall-list .events li')].map((l) => l.textContent)")
-        assert any("Reported the objection of the banker's partner (seat 4) on the console "
-                   "by bob (croupier)" in e for e in events), events
+        assert any("Reported: Partner objects (Seat 4) on the console by bob" in e
+                   for e in events), events
     assert t.rc == 0
     (objection,) = t.lines("irregularity", "PARTNER_OBJECTION")
     assert objection["rule"].startswith("000 rule 4: ") and "seat 4" in objection["detail"]

@@ -10,8 +10,10 @@ import json
 import os
 import select
 import socket
+import stat
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,8 @@ from drivers.delivery import Receiver
 from drivers.framing import FrameDecoder, encode
 from drivers.messages import Ack, Heartbeat, Hello, Lamp, Message
 from hil.faults import parse_faults
-from hil.shoe import session_for
+from hil.harness import press_deal
+from hil.shoe import is_deal, session_for
 from shoe_daemon.service.replay import TrustedKeys, replay_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -449,3 +452,89 @@ def test_usb_socket_mode(tmp_path: Path) -> None:
     assert len(hellos) == 2 and {m.boot_id for m in hellos} == {hello["boot_id"]}
     check_capture(tmp_path, "clermont-2015")
     assert not (tmp_path / "usb.sock").exists()
+
+
+def croupiers(delivered: list[Message]) -> list[Message]:
+    """What the croupier did, as the host heard it (the shoe's own HELLOs and HBs left out)."""
+    return [m for m in delivered if not isinstance(m, Heartbeat | Hello)]
+
+
+def until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "not in time"
+        time.sleep(0.02)
+
+
+def test_the_deal_button_deals_one_coup_a_press_and_keeps_early_presses(
+        tmp_path: Path) -> None:
+    button = tmp_path / "deal"
+    proc, hello = start_shoe(tmp_path, "--profile", "baden", "--shoes", "1", "--seed", "3",
+                             "--packs", "1", "--deal-button", str(button))
+    assert hello["deal_button"] == str(button) and stat.S_ISFIFO(button.stat().st_mode)
+    session = session_for("baden", 1, 3, 1, None).messages
+    deals = [i for i, m in enumerate(session) if is_deal(m)]
+    press_deal(button)
+    press_deal(button)  # both before any host is there: kept for coups 1 and 2
+    host = Host()
+    player = threading.Thread(target=play_pty_host, args=(proc, tmp_path / "shoe", host))
+    player.start()
+    try:
+        def heard_up_to(n: int) -> bool:  # everything before the croupier's message n
+            return len(croupiers(host.delivered)) >= n - 1
+
+        until(lambda: heard_up_to(deals[2]))
+        beats = len(host.delivered)
+        time.sleep(1.5)  # waiting for the third press: heartbeats, nothing of the croupier's
+        assert croupiers(host.delivered) == session[1:deals[2]]
+        assert len(host.delivered) > beats
+        with button.open("w") as fifo:  # half a line is no press
+            fifo.write("press")
+        time.sleep(0.5)
+        assert croupiers(host.delivered) == session[1:deals[2]]
+        press_deal(button)  # ends that line: one press, coup 3 and nothing of coup 4
+        until(lambda: heard_up_to(deals[3]))
+        time.sleep(0.5)
+        assert croupiers(host.delivered) == session[1:deals[3]]
+        for _ in deals[3:]:
+            press_deal(button)
+        player.join(TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        player.join(TIMEOUT)
+    err = finish(proc)
+    assert proc.returncode == 0, err
+    assert_delivered_exactly(host.delivered, session)
+    check_capture(tmp_path, "baden")
+    waited = [line.split("coup ")[1] for line in err.splitlines() if "DEAL button" in line]
+    assert waited == ["3", "4"], err
+    assert not button.exists(), "the shoe removes its button when it exits"
+    with pytest.raises(RuntimeError, match="no DEAL button"):
+        press_deal(button)
+
+
+def test_a_deal_button_nobody_holds_is_a_clear_error(tmp_path: Path) -> None:
+    stale = tmp_path / "stale"
+    os.mkfifo(stale)  # left by a shoe that was killed: nobody reads it
+    with pytest.raises(RuntimeError, match="no shoe holds"):
+        press_deal(stale)
+    plain = tmp_path / "plain"
+    plain.write_text("")
+    with pytest.raises(RuntimeError, match="not a FIFO"):
+        press_deal(plain)
+    cmd = [sys.executable, "-m", "hil.shoe", "--profile", "baden", "--seed", "1",
+           "--capture", str(tmp_path / "c"), "--truth", str(tmp_path / "t"),
+           "--pty-link", str(tmp_path / "shoe")]
+    refused = subprocess.run([*cmd, "--deal-button", str(plain)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=20)
+    assert refused.returncode == 2 and "is not a FIFO" in refused.stderr
+    assert plain.read_text() == "" and not (tmp_path / "shoe").exists()
+    proc, _ = start_shoe(tmp_path, "--profile", "baden", "--seed", "1",
+                         "--deal-button", str(stale))  # a stale button is made anew
+    try:
+        press_deal(stale)
+    finally:
+        proc.terminate()
+        assert "terminated" in finish(proc)
+    assert not stale.exists()

@@ -59,6 +59,7 @@ from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
 from shoe_daemon.console.sessions import Session, Sessions
 from shoe_daemon.console.throttle import Attempt, Lockout, NotNow, Throttle, is_screen
 from shoe_daemon.display.background import BackgroundServer
+from shoe_daemon.display.words import data as words_data
 
 STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
 MAX_BODY = 8 * 1024  # bytes: the largest request is a reason of 300 characters
@@ -93,7 +94,7 @@ EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[],"money"
 
 
 class _Error(Exception):
-    def __init__(self, status: int, reason: str, more: dict[str, str] | None = None) -> None:
+    def __init__(self, status: int, reason: str, more: dict[str, Any] | None = None) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
@@ -213,6 +214,7 @@ class ConsoleServer(BackgroundServer):
     async def _bind(self) -> None:
         app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY)
         app.router.add_get("/", self._page)
+        app.router.add_get("/words.json", self._words)
         app.router.add_get("/api/people", self._people)
         app.router.add_post("/api/sign-in", self._sign_in)
         app.router.add_post("/api/sign-out", self._sign_out)
@@ -397,7 +399,7 @@ class ConsoleServer(BackgroundServer):
         return web.Response(status=status, content_type="application/json",
                             body=json.dumps(body, separators=(",", ":")).encode())
 
-    def _error(self, status: int, reason: str, more: dict[str, str] | None = None
+    def _error(self, status: int, reason: str, more: dict[str, Any] | None = None
                ) -> web.Response:
         return self._json({"error": reason, **(more or {})}, status)
 
@@ -406,16 +408,27 @@ class ConsoleServer(BackgroundServer):
     async def _page(self, _: web.Request) -> web.FileResponse:
         return web.FileResponse(STATIC / "index.html")
 
+    async def _words(self, _: web.Request) -> web.Response:
+        """The one words file the table display reads, so that the page says the table's
+        terms in the table's language (docs/console.md, "The page")."""
+        return web.json_response(words_data())
+
+    def _table(self) -> dict[str, str]:
+        """Which table this is, and its language: said on the sign-in screen too."""
+        view = json.loads(self._view)
+        return {"name": view.get("table", ""), "house": view.get("house", ""),
+                "language": view.get("language", "en"), "terms": view.get("terms", "fr")}
+
     async def _people(self, request: web.Request) -> web.Response:
         """Who may sign in (for the name tiles), to the table's own screens alone: names and
         ids, never a role or secret. Elsewhere a person types their id: a client that is not
         a screen learns nothing of the staff."""
         if not self._at_screen(request):
             raise _Error(403, "the staff list is shown only on the table's own screens: "
-                              "type your staff id")
+                              "type your staff id", {"table": self._table()})
         roster = self.people.roster()
-        return self._json({"people": [{"id": p.id, "name": p.name, "pin": p.pin is not None}
-                                      for p in roster.people]})
+        people = [{"id": p.id, "name": p.name, "pin": p.pin is not None} for p in roster.people]
+        return self._json({"table": self._table(), "people": people})
 
     def _at_screen(self, request: web.Request) -> bool:
         return is_screen(request.remote or "", self.screens)

@@ -1,51 +1,38 @@
-// The croupier's console page: it renders what the console's API gives and sends the
-// actions the croupier takes, each with a fresh request id, asked again with that same id
-// until it has its outcome (docs/console.md, "The handoff and its answers"). Everything
-// shown goes through textContent: a reason typed by a person is text, never markup.
+// The croupier's console page: the table drawn as the house numbers its places, the money
+// beside it, on one touch screen (docs/console.md, "The page"). It renders what the console's
+// API gives and sends the actions the croupier takes, each with a fresh request id, asked
+// again with that same id until it has its outcome ("The handoff and its answers"). Every
+// word comes from the one words file (display/static/words.json) in the table's language and
+// terms; everything shown goes through textContent: a reason typed by a person is text.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
   const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
   const RANKS = "A23456789TJQK";
   const IN_PLAY = ["dealing", "punter_to_declare", "punter_drawing", "banker_to_play", "on_hold"];
-  const OUTCOMES = { banker: "Banker wins", punter: "Punter wins", egalite: "\u00c9galit\u00e9",
-    cancelled: "Coup cancelled", void: "Coup void" };
-  const TITLES = {
-    WRONG_ORDER: "Card in the wrong place", UNREADABLE_CARD: "Unreadable card",
-    FOREIGN_CARD: "Foreign card", DECLARATION_MISSING: "Declaration missing",
-    COUP_NOT_FINISHED: "New deal inside a coup", FAUX_TIRAGE: "Faux tirage: the banker chooses",
-    JAM: "Shoe jammed", READER: "Card reader fault", COVER_OPEN: "Shoe cover open",
-    POWER_LOW: "Shoe power low", BANKER_CARD_LOST: "The banker's card lost in the discard",
-  };
+  const SUPERVISOR_KINDS = ["correct", "reopen", "limits", "void"];
+  // The reasons a croupier taps rather than types, by the hold's code or the report's kind.
   const REASONS = {
-    WRONG_ORDER: ["Card moved to its place", "Checked with the players"],
-    UNREADABLE_CARD: ["Card keyed in from its face"],
-    FOREIGN_CARD: ["Foreign card taken out of play"],
-    DECLARATION_MISSING: ["The punter declared aloud"],
-    COUP_NOT_FINISHED: ["The early press is ignored"],
-    FAUX_TIRAGE: ["Redressed as the rule says"],
-    JAM: ["Jam cleared by hand"], READER: ["Reader checked"], COVER_OPEN: ["Cover closed, shoe checked"],
-    POWER_LOW: ["Power restored"],
-    BANKER_CARD_LOST: ["Checked the discard: it cannot be told", "Recognised in the discard"],
+    WRONG_ORDER: ["card_moved", "checked"], UNREADABLE_CARD: ["keyed"], FOREIGN_CARD: ["foreign_out"],
+    DECLARATION_MISSING: ["declared"], COUP_NOT_FINISHED: ["early_press"],
+    FAUX_TIRAGE: ["redressed"], JAM: ["jam_cleared"], READER: ["reader_checked"],
+    COVER_OPEN: ["cover_closed"], POWER_LOW: ["power_back"],
+    BANKER_CARD_LOST: ["not_told", "recognised"],
+    punter_bac: ["threw"], banker_card_lost: ["face_down", "mixed"],
+    card_fell: ["picked_croupier", "picked_inspector"],
+    partner_objection: ["objected_draw", "objected_stand"],
+    void: ["misdeal", "card_fell", "dispute"], money: ["miscounted", "late_chip", "dispute"],
   };
-  const WAY_WORDS = { OK: "OK", ENTER: "Key in the card", CARTE: "Carte", RESTE: "Reste",
-    STAND: "Stand", DISMISS: "Dismiss" };
-  const CODE_WAY_WORDS = { BANKER_CARD_LOST: { OK: "Uphold: the coup is lost to the banker",
-    DISMISS: "Dismiss: play goes on" } };
-  // What only the croupier sees (000 rules 15, 11, 10, 4): each report's title and reasons.
-  const REPORT_TITLES = {
-    punter_bac: "The punter threw his cards into the discard",
-    banker_card_lost: "The banker threw a card into the discard, unrecognisable",
-    card_fell: "A card fell from the table",
-    partner_objection: "The banker's partner objects to his play",
-  };
-  const REPORT_REASONS = {
-    punter_bac: ["Threw his cards into the discard"],
-    banker_card_lost: ["Thrown into the discard face down", "Mixed with the discards"],
-    card_fell: ["Picked up by the croupier", "Picked up by the inspector"],
-    partner_objection: ["Objected to the banker's draw", "Objected to the banker's stand"],
-  };
+  const LIMITS = { "chemin-de-fer": ["min_stake", "max_stake", "min_bank", "max_bank"],
+    "punto-banco": ["min_stake", "max_stake", "nine_min_stake", "nine_max_stake"] };
+  // A casino's run of chip values, times the table's chip: the chips offered are those
+  // within the table's limits.
+  const CHIP_RUN = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000,
+    100000];
 
+  let words = null; // the words file
+  let lang = "en";
+  let termsLang = "fr";
   let me = null;
   let stream = null;
   let shared = null;
@@ -53,8 +40,60 @@
   let pinFor = null;
   let typedId = false; // not one of the table's screens: no name tiles, the id is typed
   let pin = "";
+  let peopleList = [];
   const latchUi = new Map(); // latch id -> its element and what was chosen on it
-  const reportUi = new Map(); // report kind -> its element and what was chosen on it
+  let reportOpen = null; // the report on the sheet: its element and what was chosen on it
+
+  // ---- words ---------------------------------------------------------------------------------
+
+  function w(key, vars) {
+    if (!words) return key;
+    const table = words.words[lang] || words.words.en;
+    let text = table[key];
+    if (text === undefined) text = words.words.en[key];
+    if (text === undefined) return key;
+    const terms = words.terms[termsLang] || words.terms.fr;
+    return text.replace(/\{(\w+)\}/g, (whole, name) => (vars && name in vars ? String(vars[name])
+      : (name in terms ? terms[name] : whole)));
+  }
+
+  function setLanguage(language, terms) {
+    if (language === lang && terms === termsLang) return;
+    lang = language || "en";
+    termsLang = terms || "fr";
+    document.documentElement.lang = lang;
+    applyWords();
+  }
+
+  function applyWords() {
+    for (const e of document.querySelectorAll("[data-w]")) e.textContent = w(e.dataset.w);
+    $("outsider").placeholder = w("console.outsider.hint");
+    $("money-reason").placeholder = w("console.reason");
+    document.title = w("console.title");
+  }
+
+  // A player by the money's key ("seat 3", "outsider A", "box 2"; an old ledger's 3).
+  function who(key) {
+    if (key === null || key === undefined) return "";
+    const text = String(key);
+    if (/^\d+$/.test(text)) return w("page.place.seat", { n: text });
+    const [kind, ...rest] = text.split(" ");
+    const n = rest.join(" ");
+    if (kind === "seat") return w("page.place.seat", { n });
+    if (kind === "box") return w("page.place.box", { n });
+    if (kind === "outsider") return w("console.who.outsider", { n });
+    if (text === "house") return w("console.who.house");
+    return text;
+  }
+
+  const play = (kind) => (words && (words.words.en[`page.play.${kind}`] !== undefined)
+    ? w(`page.play.${kind}`) : w(`console.kind.${kind}`));
+  const outcome = (o) => ({ banker: w("page.wins", { side: w("console.side.banker") }),
+    punter: w("page.wins", { side: w("console.side.punter") }), egalite: w("console.side.egalite"),
+    cancelled: w("page.cancelled"), void: w("page.void") }[o] || "");
+  const result = (r) => w(`page.result.${r}`);
+
+  // ---- requests --------------------------------------------------------------------------------
 
   const newId = () => (crypto.randomUUID ? crypto.randomUUID()
     : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join(""));
@@ -69,7 +108,7 @@
     try {
       response = await fetch(path, init);
     } catch (e) {
-      return { status: 0, data: { error: "the console does not answer" } };
+      return { status: 0, data: { error: w("console.no_answer") } };
     }
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
@@ -87,19 +126,16 @@
       const r = await call("POST", path, body);
       if (r.status === 0 && ++unanswered > UNANSWERED_ASKS) return r;
       if (r.status !== 202 && r.status !== 0) return r;
-      toast(r.status === 202 ? "Still being done\u2026" : "The console does not answer: asking again\u2026");
+      toast(r.status === 202 ? w("console.still") : w("console.asking_again"));
       await new Promise((done) => setTimeout(done, ASK_AGAIN_MS));
     }
   }
 
-  let toastTimer = null;
+  // What just happened, on its own line under the bar: it covers nothing.
   function toast(text, kind) {
     const t = $("toast");
     t.textContent = text;
     t.dataset.kind = kind || "ok";
-    t.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => { t.hidden = true; }, kind === "error" ? 8000 : 3000);
   }
 
   function el(tag, cls, text) {
@@ -107,6 +143,13 @@
     if (cls) e.className = cls;
     if (text !== undefined) e.textContent = text;
     return e;
+  }
+
+  function button(text, cls, onClick, data) {
+    const b = el("button", cls, text);
+    for (const [k, v] of Object.entries(data || {})) b.dataset[k] = v;
+    b.addEventListener("click", onClick);
+    return b;
   }
 
   function card(code, small) {
@@ -141,18 +184,24 @@
     if (stream) { stream.close(); stream = null; }
     document.body.dataset.role = "";
     $("me").textContent = "";
+    for (const id of ["latch-panel", "keypad", "report-sheet", "supervisor-sheet", "approval"]) $(id).hidden = true;
     show("sign-in");
     if (why) toast(why, "error");
     const r = await call("GET", "/api/people");
+    const table = r.data.table;
+    if (table) {
+      setLanguage(table.language, table.terms);
+      $("sign-in-title").textContent = w("console.sign_in.at", { table: table.name, house: table.house });
+      $("table-name").textContent = `${table.name} \u00b7 ${table.house}`;
+    }
     const tiles = $("people");
     tiles.replaceChildren();
     // Only the table's own screens get the name tiles; elsewhere a person types their id.
     typedId = r.status === 403;
     $("staff-form").hidden = !typedId;
-    $("sign-in-hint").textContent = typedId
-      ? "Type your staff id and enter your PIN, or present your badge."
-      : "Touch your name and enter your PIN, or present your badge.";
-    for (const p of (r.status === 200 && r.data.people) || []) {
+    $("sign-in-hint").textContent = w(typedId ? "console.sign_in.typed" : "console.sign_in.hint");
+    peopleList = (r.status === 200 && r.data.people) || [];
+    for (const p of peopleList) {
       if (!p.pin) continue;
       const b = el("button", "person", p.name);
       b.dataset.person = p.id;
@@ -164,10 +213,11 @@
   function openPad(person) {
     pinFor = person.id;
     pin = "";
-    $("pin-for").textContent = `PIN for ${person.name}`;
+    $("pin-for").textContent = w("console.pin_for", { name: person.name });
     $("pin-dots").textContent = "";
     $("people").hidden = true;
     $("staff-form").hidden = true;
+    $("badge-form").hidden = true;
     $("pin-pad").hidden = false;
   }
 
@@ -176,6 +226,7 @@
     pin = "";
     $("pin-pad").hidden = true;
     $("people").hidden = false;
+    $("badge-form").hidden = false;
     $("staff-form").hidden = !typedId;
   }
 
@@ -188,15 +239,16 @@
       $("badge").value = "";
       signedIn(r.data.me);
     } else {
-      toast(r.data.error || `sign-in refused (${r.status})`, "error");
+      toast(r.data.error || w("console.refused", { status: r.status }), "error");
     }
   }
 
-  function signedIn(who) {
-    me = who;
-    $("me").textContent = `${who.name} \u00b7 ${who.role}`;
-    document.body.dataset.role = who.role;
-    document.body.dataset.person = who.person;
+  function signedIn(person) {
+    me = person;
+    $("me").textContent = person.name;
+    document.body.dataset.role = person.role;
+    document.body.dataset.person = person.person;
+    toast(w("console.signed_in", { name: person.name }));
     show(tab === "recall" ? "recall" : "desk");
     openStream();
     if (tab === "recall") loadRecall();
@@ -218,10 +270,10 @@
   async function signOut() {
     const r = await send("/api/sign-out", { id: newId() });
     if (r.status === 200 || r.status === 401) {
-      toast("Signed out");
       showSignIn();
+      toast(w("console.signed_out"));
     } else {
-      toast(r.data.error || `sign-out failed (${r.status})`, "error");
+      toast(r.data.error || w("console.refused", { status: r.status }), "error");
     }
   }
 
@@ -231,51 +283,39 @@
     if (!shared || !me) return;
     const view = shared.view || {};
     const con = shared.console || { latches: [], key_refusals: [] };
+    setLanguage(view.language, view.terms);
     document.body.dataset.state = view.state || "starting";
     document.body.dataset.latches = String(con.latches.length);
-    $("table-name").textContent = view.table ? `${view.table} \u00b7 ${view.house}` : "Console";
-    $("where").textContent = view.shoe ? `Shoe ${view.shoe.number}` +
-      (view.coup ? ` \u00b7 coup ${view.coup.number}` : "") : "";
+    $("table-name").textContent = view.table ? `${view.table} \u00b7 ${view.house}` : w("console.title");
+    $("where").textContent = view.shoe ? w("page.shoe", { n: view.shoe.number }) +
+      (view.coup ? " \u00b7 " + w("page.coup", { n: view.coup.number }) : "") : "";
     $("lamp").dataset.colour = con.lamp || "";
-    $("state-words").textContent = con.latches.length && view.state !== "on_hold"
-      ? `${view.state_words || ""} \u2014 waiting for the console` : (view.state_words || "Starting");
     const punto = view.game === "punto-banco";
     for (const side of ["punter", "banker"]) {
       const box = $(side);
-      box.querySelector(".side-name").textContent = punto ? (side === "punter" ? "Punto" : "Banco")
-        : (side === "punter" ? "Punter" : "Banker");
+      box.querySelector(".side-name").textContent = w(`console.side.${side}`);
       const hand = view.coup ? view.coup[side] : null;
       box.querySelector(".cards").replaceChildren(...(hand ? hand.cards.map((c) => card(c)) : []));
       box.querySelector(".total").textContent = hand && hand.total !== null
-        ? String(hand.total) + (hand.bac ? " (bac)" : "") : "";
+        ? (hand.bac ? w("page.bac", { n: hand.total }) : String(hand.total)) : "";
     }
-    $("coup-line").textContent = view.coup ? `Coup ${view.coup.number}` +
-      (view.coup.last ? " (last coup)" : "") : "";
-    $("outcome").textContent = view.coup && view.coup.outcome ? OUTCOMES[view.coup.outcome] : "";
-    renderLatches(con.latches);
+    document.body.dataset.game = punto ? "punto-banco" : "chemin-de-fer";
+    $("outcome").textContent = view.coup && view.coup.outcome ? outcome(view.coup.outcome) : "";
+    renderLatches(con.latches, con.key_refusals);
     renderReports(con.reports || []);
-    const refusals = $("refusals");
-    refusals.replaceChildren(...con.key_refusals.map((r) => el("p", "refusal",
-      `A badge at the shoe was refused: ${r.why}. The hold stays.`)));
-    $("void-panel").hidden = !(me.role === "supervisor" && IN_PLAY.includes(view.state));
-    renderMoney(con.money || null);
+    $("void-panel").hidden = !IN_PLAY.includes(view.state);
+    renderMoney(con.money || null, view);
   }
 
-  // ---- the table's money: the bank, the stakes in Prime order, the boxes, the settlement ------
+  // ---- the table's money: the places, the bank, the chips, the stakes, the settlement ------
 
   let money = null;
-  const pick = { who: null, box: null, bet: null, amount: "" };
-  const KIND_WORDS = { banco_solo: "Banco solo", banco: "Banco", banco_with_table: "Banco with the table",
-    table: "Stake", share: "Share", outsider: "Outsider", difference: "Difference", bank: "Bank",
-    partner: "Partner", house: "House", punto: "Punto", egalite: "\u00c9galit\u00e9",
-    simple_nine: "Simple Nine", colour_nine: "Colour Nine", swiss_nine: "Swiss Nine" };
-  const RESULT_WORDS = { won: "won", lost: "lost", returned: "returned", stays: "stays" };
-  const LIMITS = { "chemin-de-fer": ["min_stake", "max_stake", "min_bank", "max_bank"],
-    "punto-banco": ["min_stake", "max_stake", "nine_min_stake", "nine_max_stake"] };
+  const pick = { who: null, box: null, amount: "", auto: true }; // auto: chosen by the page
+  let lastStaked = null; // the punter who staked last: the next in Prime order is offered
 
-  // An amount as the house writes it ("Fr. 1,170"): only the digits are grouped, nothing
-  // is computed (the amounts come exact from the daemon).
-  function fmt(text) {
+  // An amount as the house writes it ("Fr. 1,170"): only the digits are grouped; `bare`:
+  // without its sign (the settlement's columns name the currency once, in their heads).
+  function fmt(text, bare) {
     if (text === null || text === undefined || text === "") return "";
     if (!money) return text;
     const loc = money.locale;
@@ -287,28 +327,61 @@
     let num = [whole, ...groups].join(loc.group);
     if (frac) num += loc.point + frac;
     const gap = loc.space ? " " : "";
+    if (bare) return neg ? "-" + num : num;
     const out = loc.sign_first ? `${loc.sign}${gap}${num}` : `${num}${gap}${loc.sign}`;
     return neg ? "-" + out : out;
   }
 
-  function button(text, cls, onClick, data) {
-    const b = el("button", cls, text);
-    for (const [k, v] of Object.entries(data || {})) b.dataset[k] = v;
-    b.addEventListener("click", onClick);
-    return b;
+  // Amounts in hundredths as whole numbers: chips are added exactly, never as floats.
+  function cents(text) {
+    const [whole, frac = ""] = String(text).split(".");
+    return BigInt(whole || "0") * 100n + BigInt((frac + "00").slice(0, 2));
+  }
+  function fromCents(n) {
+    const whole = n / 100n;
+    const frac = n % 100n;
+    return frac === 0n ? String(whole) : `${whole}.${String(frac).padStart(2, "0")}`;
   }
 
-  async function act(kind, args, done) {
-    const r = await send("/api/actions", { id: newId(), kind, args });
+  function chipsOf(m) {
+    const l = m.limits;
+    const unit = cents(l.chip || "1");
+    const low = cents(l.min_stake || l.chip || "1");
+    const tops = [l.max_bank, l.max_stake].filter((x) => x !== null && x !== undefined).map(cents);
+    const top = tops.length ? tops.reduce((a, b) => (a > b ? a : b)) : null;
+    const out = [];
+    for (const step of CHIP_RUN) {
+      const value = unit * BigInt(step);
+      if (value < low || (top !== null && value > top)) continue;
+      if (value % unit === 0n) out.push(value);
+    }
+    const fit = innerWidth <= 900 || innerHeight <= 560 ? 6 : 7;
+    return out.slice(0, fit);
+  }
+
+  async function act(kind, args, done, approval) {
+    const body = { id: newId(), kind, args };
+    if (approval) body.approval = approval;
+    const r = await send("/api/actions", body);
     if (r.status === 200) {
+      toast(said(kind, args));
       pick.amount = "";
       if (done) done(r.data);
-      toast(`${kind.replace(/_/g, " ")}: recorded`);
     } else {
-      if (r.status === 401) return showSignIn(r.data.error);
-      toast(r.data.error || `refused (${r.status})`, "error");
+      if (r.status === 401 && !approval) return showSignIn(r.data.error);
+      toast(r.data.error || w("console.refused", { status: r.status }), "error");
     }
     if (money) renderMoney(money);
+    document.body.dataset.answered = String(Number(document.body.dataset.answered || 0) + 1);
+    return r;
+  }
+
+  // What the croupier's tap did, in words.
+  function said(kind, args) {
+    const vars = { who: who(args.who || (args.seat ? `seat ${args.seat}` : (args.box ? `box ${args.box}` : ""))),
+      amount: args.amount ? fmt(args.amount) : "", play: play(args.kind || args.bet || kind) };
+    const key = `console.done.${kind}`;
+    return w(key, vars) !== key ? w(key, vars) : w("console.done", { what: w(`console.play.${kind}`) });
   }
 
   function stakesOf(m) {
@@ -316,221 +389,323 @@
     return round ? (round.stakes || round.bets || []) : (m.carried || []);
   }
 
-  function renderMoney(m) {
+  function renderMoney(m, view) {
     money = m;
     const panel = $("money-panel");
     panel.dataset.money = m ? "on" : "off";
     $("money-desk").hidden = !m;
+    $("supervisor-open").hidden = !me || (!m && !IN_PLAY.includes(document.body.dataset.state));
     if (!m) {
-      $("bank-line").textContent = "Stakes and bank";
-      $("money-status").textContent = "The table's money is not kept at this table.";
+      document.body.dataset.call = "";
+      $("call").textContent = (view || (shared && shared.view) || {}).state_words || "";
+      $("bank-line").textContent = "";
+      $("money-status").textContent = w("console.money.off");
+      $("chosen").textContent = "";
+      $("prime-line").textContent = "";
       $("settlement").hidden = true;
-      $("supervisor-money").hidden = true;
+      $("stakes-list").replaceChildren();
+      renderPlaces(null);
       return;
     }
     const cdf = m.game === "chemin-de-fer";
     const round = m.round;
     const closed = !!(round && round.shoe !== null);
     panel.dataset.closed = String(closed);
+    const state = (shared && shared.view && shared.view.state) || "";
+    const inPlay = IN_PLAY.includes(state);
+    document.body.dataset.call = closed || inPlay ? "closed" : "open";
+    $("call").textContent = w(closed || inPlay ? "console.call.closed" : "console.call.open");
     $("bank-line").textContent = bankLine(m);
+    $("bank-line").dataset.phase = m.bank ? m.bank.phase : "";
     $("money-status").textContent = statusLine(m, closed);
-    $("money-faults").replaceChildren(...m.faults.map((f) => el("p", "refusal", `The money could not follow: ${f}`)));
-    $("cdf-money").hidden = !cdf;
-    $("pb-money").hidden = cdf;
-    if (cdf) renderSeats(m); else renderBoxes(m);
-    $("amount").textContent = pick.amount ? fmt(pick.amount) : "Amount";
+    $("money-faults").replaceChildren(...m.faults.map((f) => el("span", "refusal", w("console.money.fault", { fault: f }))));
+    if (cdf) autoPick(m, closed);
+    renderPlaces(m);
+    $("prime-line").textContent = cdf && m.prime && m.prime.length
+      ? w("console.prime", { order: m.prime.map((p) => p.replace(/^seat /, "")).join(" \u00b7 ") }) : "";
+    $("chosen").textContent = chosenLine(m);
+    $("chips").replaceChildren(...chipButtons(m, closed));
+    $("amount").textContent = pick.amount ? fmt(pick.amount) : w("console.amount");
+    if (!cdf || closed || m.offers.outsiders === "none") $("outsider-row").hidden = true;
     renderPlays(m, closed);
-    $("stakes-list").replaceChildren(...stakesOf(m).map((s) => {
+    const stakes = stakesOf(m);
+    const showSettlement = !!m.settlement && (closed ? false : stakes.length === 0 || !round);
+    $("stakes-list").hidden = showSettlement;
+    $("stakes-list").replaceChildren(...stakes.map((s) => {
       const li = el("li", "stake");
-      li.dataset.stake = s.id;
-      const who = s.who || `box ${s.box}`;
-      const kind = KIND_WORDS[s.kind || s.bet] || s.kind || s.bet;
-      li.append(el("span", "", `${s.id}  ${who}  ${kind}  ${fmt(s.amount)}` +
-        (s.over_line ? " (over the line)" : "") + (s.carried ? " (stays from the \u00e9galit\u00e9)" : "")));
+      li.dataset.who = s.who || `box ${s.box}`;
+      li.append(el("span", "", `${who(s.who || `box ${s.box}`)} \u00b7 ${play(s.kind || s.bet)} \u00b7 ${fmt(s.amount)}` +
+        (s.over_line ? " " + w("console.over_line") : "") + (s.carried ? " " + w("console.stays") : "")));
       if (!closed && s.kind !== "difference" && !s.carried) {
-        li.append(button("Withdraw", "quiet withdraw", () => act("withdraw", { stake: s.id })));
+        li.append(button(w("console.play.withdraw"), "quiet withdraw", () => act("withdraw", { stake: s.id }),
+          { stake: s.id }));
       }
       return li;
     }));
-    renderSettlement(m.settlement);
+    renderSettlement(m.settlement, showSettlement);
     renderSupervisor(m, closed);
+  }
+
+  // The house's chips: each tap adds one to the amount.
+  function chipButtons(m, off) {
+    return chipsOf(m).map((value) => {
+      const b = button(fmtChip(fromCents(value)), "chip-value", () => {
+        pick.amount = fromCents(cents(pick.amount || "0") + value);
+        renderMoney(money);
+      }, { chip: fromCents(value) });
+      b.disabled = off;
+      return b;
+    });
+  }
+
+  function fmtChip(value) {
+    const n = Number(value);
+    return n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : value;
   }
 
   function bankLine(m) {
     if (m.game === "punto-banco") {
       const l = m.limits;
-      return `Punto Banco \u00b7 limits ${fmt(l.min_stake)} to ${l.max_stake ? fmt(l.max_stake) : "no maximum"}`;
+      return w("console.pb.limits", { min: fmt(l.min_stake), max: l.max_stake ? fmt(l.max_stake) : "\u2014" });
     }
     const b = m.bank;
-    if (b.phase === "held") return m.bank_text + `  \u00b7 ${b.holder}`;
-    if (b.phase === "offer") return b.standing ? `The bank is offered to the standing players at ${fmt(b.offer)}`
-      : `The bank is offered at ${fmt(b.offer)} to place ${m.turn}`;
+    if (!b) return w("console.bank.none");
+    if (b.phase === "held") return `${m.bank_text} \u00b7 ${who(b.holder)}`;
+    if (b.phase === "offer") return b.standing ? w("console.bank.offer_standing", { amount: fmt(b.offer) })
+      : w("console.bank.offer", { amount: fmt(b.offer), who: who(`seat ${m.turn}`) });
     if (b.phase === "auction") {
       const top = b.bids.length ? b.bids[b.bids.length - 1] : null;
-      return top ? `Auction of the bank: ${top[0]} bids ${fmt(top[1])}` : "Auction of the bank: no bid yet";
+      return top ? w("console.bank.bid", { who: who(top[0]), amount: fmt(top[1]) }) : w("console.bank.no_bid");
     }
-    return m.turn ? `No bank: place ${m.turn}'s turn to take it` : "No bank: nobody is seated";
+    return m.turn ? w("console.bank.turn", { who: who(`seat ${m.turn}`) }) : w("console.bank.nobody");
   }
 
   function statusLine(m, closed) {
     const round = m.round;
-    if (closed) return `Rien ne va plus: coup ${round.coup} is dealt` +
-      (round.holder ? ` \u00b7 ${round.holder} holds the cards` : "");
-    const parts = ["Betting open"];
-    if (m.bank && m.bank.suivi) parts.push(`suivi: ${m.bank.suivi}`);
-    if (round && round.holder) parts.push(`${round.holder} holds the cards`);
-    if (m.may && m.may.length) parts.push(`the banker may: ${m.may.join(", ")}`);
+    if (closed) return w("console.status.closed", { n: round.coup }) +
+      (round.holder ? " \u00b7 " + w("console.status.holder", { who: who(round.holder) }) : "");
+    const seated = m.seating ? m.seating.occupied.length : 0;
+    if (m.begun === false && m.offers.min_players && seated < m.offers.min_players) {
+      return w("console.status.begins", { n: m.offers.min_players, seated }); // 001, 003
+    }
+    const parts = [w("console.status.open")];
+    if (m.bank && m.bank.suivi) parts.push(w("console.status.suivi", { who: who(m.bank.suivi) }));
+    if (round && round.holder) parts.push(w("console.status.holder", { who: who(round.holder) }));
     return parts.join(" \u00b7 ");
   }
 
-  function renderSeats(m) {
-    const places = m.seating.places;
-    const occupied = new Set(m.seating.occupied);
-    const prime = m.prime || [];
-    const order = [...prime.map((p) => Number(p.slice(5)))];
-    for (let i = 1; i <= places; i++) if (!order.includes(i)) order.push(i);
-    $("prime-hint").textContent = prime.length ? "in Prime order (the suivi first)" : "";
-    const bank = m.bank;
-    const seats = order.map((n) => {
-      const key = `seat ${n}`;
-      let role = occupied.has(n) ? "" : "empty";
-      if (bank.holder === key) role = "banker";
-      else if (bank.partner === key) role = "partner";
-      else if (bank.suivi === key) role = "suivi";
-      else if (prime[0] === key) role = "Prime";
-      else if (m.turn === n && bank.phase !== "held") role = "in turn";
-      const b = button(role ? `${n} \u00b7 ${role}` : String(n), "seat", () => {
-        pick.who = key;
-        renderMoney(money);
-      }, { seat: String(n), occupied: String(occupied.has(n)) });
-      b.setAttribute("aria-pressed", String(pick.who === key));
-      return b;
-    });
-    $("seats").replaceChildren(...seats);
-    $("outsider-row").hidden = m.offers.outsiders === "none";
-    $("chosen").textContent = pick.who ? `Chosen: ${pick.who}` : "Touch a player, then the amount and the play.";
+  function chosenLine(m) {
+    if (m.game === "punto-banco") return pick.box ? w("console.chosen", { who: who(`box ${pick.box}`) }) : w("console.touch_box");
+    return pick.who ? w("console.chosen", { who: who(pick.who) }) : w("console.touch_place");
   }
 
-  function renderBoxes(m) {
-    const grid = $("boxes");
-    if (grid.dataset.built !== String(m.limits.places)) {
-      grid.dataset.built = String(m.limits.places);
-      const cells = [];
-      for (let n = 1; n <= m.limits.places; n++) {
-        cells.push(el("span", "box-name", `Box ${n}`));
-        for (const bet of m.offers.bets) {
-          cells.push(button(KIND_WORDS[bet], "bet", () => {
-            pick.box = n; pick.bet = bet; renderMoney(money);
-          }, { box: String(n), bet }));
-        }
-      }
-      grid.style.gridTemplateColumns = `auto repeat(${m.offers.bets.length}, 1fr)`;
-      grid.replaceChildren(...cells);
+  function occupiedKey(m, key) {
+    return !!key && key.startsWith("seat ") && m.seating.occupied.includes(Number(key.slice(5)));
+  }
+
+  // The player the croupier asks next, chosen for him: the banker in turn while the bank is
+  // to take, then the punters in Prime order, each after the last who staked.
+  function autoPick(m, closed) {
+    if (!pick.auto && pick.who && (pick.who.startsWith("outsider ") || occupiedKey(m, pick.who))) return;
+    pick.who = null;
+    pick.auto = true;
+    const bank = m.bank;
+    if (!bank || closed) return;
+    if (bank.phase !== "held") {
+      if (m.turn && bank.phase === "vacant") pick.who = `seat ${m.turn}`;
+      return;
     }
-    for (const b of grid.querySelectorAll(".bet")) {
-      b.setAttribute("aria-pressed", String(Number(b.dataset.box) === pick.box && b.dataset.bet === pick.bet));
+    const staked = new Set(stakesOf(m).map((s) => s.who));
+    const prime = m.prime || [];
+    const from = lastStaked ? prime.indexOf(lastStaked) + 1 : 0;
+    pick.who = prime.slice(from).find((p) => !staked.has(p)) || prime.find((p) => !staked.has(p)) || null;
+  }
+
+  // The places around the table as the house numbers them, from the croupier's right
+  // anticlockwise (004: "numbered one to nine anti-clockwise from the right of the
+  // croupier"); the croupier sits at the bottom of the drawing, facing the screen.
+  function renderPlaces(m) {
+    const box = $("seats");
+    if (!m) { box.replaceChildren(); return; }
+    const cdf = m.game === "chemin-de-fer";
+    const count = cdf ? m.seating.places : m.limits.places;
+    const gap = 28; // degrees left free either side of the croupier
+    const staked = new Map();
+    for (const s of stakesOf(m)) {
+      const key = s.who || `box ${s.box}`;
+      staked.set(key, (staked.get(key) || []).concat([s]));
     }
-    $("chosen-bet").textContent = pick.box ? `Chosen: box ${pick.box}, ${KIND_WORDS[pick.bet]}` : "Touch a box's bet, then the amount.";
+    const prime = cdf ? (m.prime || []) : [];
+    const nodes = [];
+    for (let n = 1; n <= count; n++) {
+      const angle = (90 - gap - (n - 1) * (360 - 2 * gap) / Math.max(1, count - 1)) * Math.PI / 180;
+      const key = cdf ? `seat ${n}` : `box ${n}`;
+      const occupied = cdf ? m.seating.occupied.includes(n) : true;
+      const b = el("button", "seat");
+      b.style.left = `${50 + 50 * Math.cos(angle)}%`;
+      b.style.top = `${50 + 50 * Math.sin(angle)}%`;
+      b.dataset[cdf ? "seat" : "box"] = String(n);
+      b.dataset.occupied = String(occupied);
+      b.append(el("span", "n", String(n)));
+      let what = "";
+      const bank = cdf ? m.bank : null;
+      if (bank && bank.holder === key) { what = w("console.role.banker"); b.dataset.role = "banker"; }
+      else if (bank && bank.partner === key) what = w("console.role.partner");
+      else if (bank && bank.suivi === key) what = w("console.role.suivi");
+      const mine = staked.get(key);
+      if (mine) {
+        b.dataset.staked = "true";
+        what = mine.length === 1 ? fmt(mine[0].amount) : `${mine.length} \u00d7`;
+      } else if (!occupied) what = w("console.role.empty");
+      if (what) b.append(el("span", "what", what));
+      const order = prime.indexOf(key);
+      if (order >= 0) b.append(el("span", "order", String(order + 1)));
+      b.setAttribute("aria-pressed", String(cdf ? pick.who === key : pick.box === n));
+      b.addEventListener("click", () => touchPlace(n, key, occupied, cdf));
+      nodes.push(b);
+    }
+    box.replaceChildren(...nodes);
+  }
+
+  function touchPlace(n, key, occupied, cdf) {
+    if (!money) return;
+    if (!cdf) { pick.box = pick.box === n ? null : n; renderMoney(money); return; }
+    if (!occupied) { act("sit", { seat: String(n) }); return; }
+    pick.who = key;
+    pick.auto = false;
+    renderMoney(money);
   }
 
   function renderPlays(m, closed) {
     const plays = [];
     const choices = [];
-    const who = pick.who;
+    const whoKey = pick.who;
     const amount = pick.amount;
     const need = (args) => Object.values(args).every((v) => v);
-    const play = (text, kind, args, cls) => {
-      const b = button(text, "big play " + (cls || ""), () => act(kind, args), { kind });
+    const make = (text, kind, args, cls, after) => {
+      const b = button(text, "play " + (cls || ""), () => act(kind, args, after),
+        { kind, play: args.kind || args.bet || kind });
       b.disabled = !need(args);
       return b;
     };
+    const staked = (data) => { lastStaked = whoKey; pick.auto = true; return data; };
     if (m.game === "punto-banco") {
-      if (!closed) plays.push(play("Place the bet", "bet", { box: pick.box ? String(pick.box) : "", bet: pick.bet || "", amount }, "go"));
+      if (!closed) {
+        for (const bet of m.offers.bets) {
+          const b = make(play(bet), "bet", { box: pick.box ? String(pick.box) : "", bet, amount }, "go");
+          b.dataset.bet = bet;
+          plays.push(b);
+        }
+      }
     } else {
       const bank = m.bank;
-      const occupied = who && who.startsWith("seat ") && m.seating.occupied.includes(Number(who.slice(5)));
-      const seat = who && who.startsWith("seat ") ? who.slice(5) : "";
-      if (seat && !occupied) plays.push(play("Sit down", "sit", { seat }));
-      if (seat && occupied) plays.push(play("Leave", "leave", { seat }, "quiet"));
+      const occupied = occupiedKey(m, whoKey);
+      const seat = occupied ? whoKey.slice(5) : "";
       if (bank.phase === "vacant") {
-        plays.push(play("Take the bank", "take_bank", { who, amount }, "go"));
-        if (m.offers.open_bank) plays.push(play("Open bank", "take_bank", { who, amount: "open" }));
-        plays.push(play("Decline the bank", "decline_bank", { who }, "quiet"));
+        plays.push(make(w("console.play.take_bank"), "take_bank", { who: whoKey, amount }, "go",
+          () => { lastStaked = null; pick.auto = true; }));
+        if (m.offers.open_bank) plays.push(make(w("console.play.open_bank"), "take_bank", { who: whoKey, amount: "open" }));
+        plays.push(make(w("console.play.decline_bank"), "decline_bank", { who: whoKey }, "quiet"));
       } else if (bank.phase === "offer") {
-        plays.push(play("Accept the offer", "accept_offer", { who }, "go"));
-        if (!bank.standing) plays.push(play("Decline the offer", "decline_bank", { who }, "quiet"));
-        else plays.push(play("To auction", "to_auction", {}));
+        plays.push(make(w("console.play.accept_offer"), "accept_offer", { who: whoKey }, "go"));
+        if (!bank.standing) plays.push(make(w("console.play.decline_offer"), "decline_bank", { who: whoKey }, "quiet"));
+        else plays.push(make(w("console.play.to_auction"), "to_auction", {}));
       } else if (bank.phase === "auction") {
-        plays.push(play("Bid", "bid", { who, amount }, "go"));
-        plays.push(play("Award the bank", "award", {}));
+        plays.push(make(w("console.play.bid"), "bid", { who: whoKey, amount }, "go"));
+        plays.push(make(w("console.play.award"), "award", {}));
       } else if (!closed) {
         const kinds = m.offers.kinds;
-        if (kinds.includes("table")) plays.push(play("Stake", "stake", { who, amount }, "go"));
-        if (kinds.includes("banco_solo")) plays.push(play("Banco solo", "banco", { who, kind: "banco_solo" }));
-        if (kinds.includes("banco")) plays.push(play("Banco", "banco", { who, kind: "banco" }));
+        if (kinds.includes("table")) plays.push(make(w("console.play.stake"), "stake", { who: whoKey, amount }, "go", staked));
+        if (kinds.includes("banco_solo")) plays.push(make(play("banco_solo"), "banco", { who: whoKey, kind: "banco_solo" }, "", staked));
+        if (kinds.includes("banco")) plays.push(make(play("banco"), "banco", { who: whoKey, kind: "banco" }, "", staked));
         if (kinds.includes("banco_with_table")) {
-          plays.push(play("Banco with the table", "banco", { who, kind: "banco_with_table", amount }));
+          plays.push(make(play("banco_with_table"), "banco", { who: whoKey, kind: "banco_with_table", amount }, "", staked));
         }
         const banco = stakesOf(m).find((s) => s.kind === "banco");
-        if (banco) plays.push(play(`Share of ${banco.who}'s banco`, "share", { who, of: banco.who, amount }));
-        for (const may of (m.may || [])) {
-          const words = { suite: "Suite: give up the bank", schokolade: "Schokolade", garage: "Garage" }[may];
-          choices.push(may === "garage" ? play(words, "garage", { amount }) : play(words, may, {}));
+        if (banco) plays.push(make(w("console.play.share", { who: who(banco.who) }), "share", { who: whoKey, of: banco.who, amount }, "", staked));
+        if (m.offers.over_line) {
+          const b = make(w("console.play.over_line"), "stake", { who: whoKey, amount, over_line: "true" }, "quiet", staked);
+          b.dataset.over = "true";
+          plays.push(b);
         }
+        for (const may of (m.may || [])) {
+          choices.push(may === "garage" ? make(w("console.play.garage"), "garage", { amount })
+            : make(w(`console.play.${may}`), may, {}));
+        }
+      }
+      if (seat && !closed && bank.holder !== whoKey) plays.push(make(w("console.play.leave"), "leave", { seat }, "quiet"));
+      if (!closed && m.offers.outsiders !== "none") {
+        plays.push(button(w("console.outsider"), "play quiet", () => {
+          $("outsider-row").hidden = !$("outsider-row").hidden;
+          if (!$("outsider-row").hidden) $("outsider").focus();
+        }, { kind: "outsider" }));
       }
     }
     $("plays").replaceChildren(...plays);
     $("bank-choices").replaceChildren(...choices);
   }
 
-  function renderSettlement(s) {
+  // The last settlement, line by line in the house's payment order (000 rule 26): the lines
+  // come in that order from the money and are never sorted here.
+  function renderSettlement(s, shown) {
     const box = $("settlement");
-    box.hidden = !s;
+    box.hidden = !s || !shown;
     if (!s) return;
     box.dataset.shoe = String(s.shoe);
     box.dataset.coup = String(s.coup);
-    $("settlement-title").textContent = `Settlement of shoe ${s.shoe} coup ${s.coup}: ` +
-      (OUTCOMES[s.outcome] || s.outcome);
+    $("settlement-title").textContent = w("console.settlement", { n: s.coup, outcome: outcome(s.outcome),
+      sign: money.locale.sign });
     $("settlement-lines").tBodies[0].replaceChildren(...s.lines.map((l) => {
       const tr = el("tr");
       tr.dataset.who = l.who;
       tr.dataset.result = l.result;
-      for (const text of [l.who, KIND_WORDS[l.kind] || l.kind, fmt(l.staked), RESULT_WORDS[l.result] || l.result,
-        fmt(l.paid), fmt(l.net)]) tr.append(el("td", "", text));
+      const kind = l.kind === "house" ? "" : play(l.kind); // the house's line: its name once
+      for (const text of [who(l.who), kind, fmt(l.staked, true), result(l.result), fmt(l.paid, true)]) {
+        tr.append(el("td", "", text));
+      }
       return tr;
     }));
-    const sums = [`Commission ${fmt(s.commission)}`];
-    if (s.bank) sums.push(s.bank.ends ? `the bank passes (to place ${s.bank.passes_to})`
-      : `the bank is ${fmt(s.bank.after)}` + (Number(s.bank.uncovered) > 0 ? `, ${fmt(s.bank.uncovered)} not staked against` : ""));
-    if (s.suivi) sums.push(`suivi: ${s.suivi}`);
+    const sums = [w("page.commission", { amount: fmt(s.commission) })];
+    if (s.bank) {
+      if (s.bank.ends) sums.push(w("console.bank.passes", { who: who(s.bank.passes_to) }));
+      else sums.push(w("console.bank.after", { amount: fmt(s.bank.after) }));
+      if (s.bank.set_aside && Number(s.bank.set_aside) > 0) {
+        sums.push(w("console.bank.schokolade", { amount: fmt(s.bank.set_aside) }));
+      } else if (!s.bank.ends && Number(s.bank.uncovered) > 0) {
+        sums.push(w("console.bank.uncovered", { amount: fmt(s.bank.uncovered) }));
+      }
+    }
     $("settlement-sums").textContent = sums.join(" \u00b7 ");
   }
 
+  // ---- a supervisor's actions, on the croupier's screen ----------------------------------------
+
+  let correctStake = null;
+
   function renderSupervisor(m, closed) {
-    const box = $("supervisor-money");
-    box.hidden = !(me && me.role === "supervisor");
-    if (box.hidden) return;
-    const select = $("correct-stake");
     const options = m.correctable ? stakesOf(m).filter((s) => s.kind !== "difference") : [];
-    const wanted = options.map((s) => s.id).join(",");
-    if (select.dataset.for !== wanted) {
-      select.dataset.for = wanted;
-      select.replaceChildren(...options.map((s) => {
-        const o = el("option", "", `${s.id} ${s.who || "box " + s.box} ${fmt(s.amount)}`);
-        o.value = s.id;
-        return o;
-      }));
-    }
+    $("correct-row").hidden = !m.correctable || !$("limits-box").hidden;
+    if (!options.some((s) => s.id === correctStake)) correctStake = null;
+    $("correct-stakes").replaceChildren(...options.map((s) => {
+      const b = button(`${who(s.who || `box ${s.box}`)} ${fmt(s.amount)}`, "quiet", () => {
+        correctStake = s.id; renderSupervisor(money, closed);
+      }, { stake: s.id });
+      b.setAttribute("aria-pressed", String(correctStake === s.id));
+      return b;
+    }));
+    $("correct-chips").replaceChildren(...chipButtons(m, false));
+    $("correct-amount").textContent = pick.amount ? fmt(pick.amount) : w("console.amount");
     const reason = $("money-reason").value.trim();
-    $("correct-go").disabled = !(m.correctable && options.length && pick.amount !== "" && reason.length >= 3);
+    $("correct-go").disabled = !(correctStake && pick.amount !== "" && reason.length >= 3);
     $("reopen-void").disabled = !(m.reopenable && reason.length >= 3);
     $("reopen-rules").disabled = !(m.reopenable && reason.length >= 3);
+    $("reopen-void").parentElement.hidden = !m.reopenable;
     const row = $("limits-row");
     const keys = LIMITS[m.game];
     if (row.dataset.for !== keys.join(",")) {
       row.dataset.for = keys.join(",");
       row.replaceChildren(...keys.map((k) => {
-        const label = el("label", "limit", k.replace(/_/g, " "));
+        const label = el("label", "limit", w(`console.limit.${k}`));
         const input = el("input");
         input.id = `limit-${k}`;
         input.inputMode = "decimal";
@@ -542,20 +717,76 @@
     }
     for (const k of keys) {
       const input = $(`limit-${k}`);
-      input.placeholder = m.limits[k] === null ? "none" : m.limits[k];
+      input.placeholder = m.limits[k] === null ? "\u2014" : fmt(m.limits[k]);
     }
     const changed = keys.some((k) => $(`limit-${k}`).value.trim());
     $("limits-go").disabled = !(changed && reason.length >= 3);
+    $("void-go").disabled = reason.length < 3;
   }
 
-  function supervisorAct(kind, args) {
+  // A supervisor's action: taken at once by a supervisor, else with her approval asked here
+  // (her PIN or badge authorises this one action; the croupier stays signed in).
+  function needsApproval(kind) {
+    if (!me) return true;
+    if (Array.isArray(me.needs_approval)) return me.needs_approval.includes(kind);
+    return me.role !== "supervisor" && SUPERVISOR_KINDS.includes(kind);
+  }
+
+  async function supervisorAct(kind, args) {
     const reason = $("money-reason").value.trim();
-    act(kind, { ...args, reason }, () => { $("money-reason").value = ""; });
+    const full = { ...args, reason };
+    const done = () => {
+      $("money-reason").value = "";
+      $("supervisor-sheet").hidden = true;
+      for (const input of document.querySelectorAll("[data-limit]")) input.value = "";
+      correctStake = null;
+    };
+    if (!needsApproval(kind)) { await act(kind, full, done); return; }
+    askApproval(kind, async (approval) => {
+      const r = await act(kind, full, done, approval);
+      return r.status === 200;
+    });
   }
 
-  function renderLatches(latches) {
+  let approving = null; // { kind, go, person, pin }
+
+  function askApproval(kind, go) {
+    approving = { kind, go, person: null, pin: "" };
+    $("approval-title").textContent = w("console.approval.title", { what: w(`console.play.${kind}`) });
+    $("approvers").replaceChildren(...peopleList.filter((p) => p.pin && (!me || p.id !== me.person)).map((p) =>
+      button(p.name, "person", () => {
+        approving.person = p.id;
+        approving.pin = "";
+        $("approval-for").textContent = w("console.pin_for", { name: p.name });
+        $("approval-dots").textContent = "";
+        $("approvers").hidden = true;
+        $("approval-pad").hidden = false;
+      }, { person: p.id })));
+    $("approvers").hidden = false;
+    $("approval-pad").hidden = true;
+    $("approval-badge").value = "";
+    $("approval").hidden = false;
+  }
+
+  async function approve(approval) {
+    const go = approving.go;
+    approving.pin = "";
+    $("approval-dots").textContent = "";
+    if (await go(approval)) {
+      approving = null;
+      $("approval").hidden = true;
+    }
+  }
+
+  async function voidCoup() {
+    await supervisorAct("void", {});
+  }
+
+  // ---- holds and faults: they take the screen until resolved ---------------------------------
+
+  function renderLatches(latches, refusals) {
     const box = $("latches");
-    $("no-latch").hidden = latches.length > 0;
+    $("latch-panel").hidden = latches.length === 0;
     const ids = new Set(latches.map((l) => l.id));
     for (const [id, ui] of latchUi) {
       if (!ids.has(id)) { ui.node.remove(); latchUi.delete(id); }
@@ -569,31 +800,41 @@
       }
       updateLatch(ui, latch);
     }
+    $("refusals").replaceChildren(...refusals.map((r) => el("p", "refusal", w("console.key_refused", { why: r.why }))));
+  }
+
+  function ruleToggle(node, selector) {
+    const toggle = node.querySelector(".rule-toggle");
+    toggle.textContent = w("console.rule.show");
+    toggle.addEventListener("click", () => {
+      const rule = node.querySelector(selector);
+      rule.hidden = !rule.hidden;
+    });
+  }
+
+  function reasonChips(node, key, onPick) {
+    const chips = node.querySelector(".chips");
+    for (const reason of (REASONS[key] || [])) {
+      chips.append(button(w(`console.reason.${reason}`), "chip", () => {
+        node.querySelector(".reason").value = w(`console.reason.${reason}`);
+        onPick();
+      }));
+    }
   }
 
   function makeLatch(latch) {
     const node = $("latch-template").content.firstElementChild.cloneNode(true);
     node.dataset.latch = latch.id;
     const ui = { node, latch, way: null, rank: null, suit: null };
-    const chips = node.querySelector(".chips");
-    for (const text of (REASONS[latch.code] || [])) {
-      const b = el("button", "chip", text);
-      b.addEventListener("click", () => {
-        node.querySelector(".reason").value = text;
-        updateLatch(ui, ui.latch);
-      });
-      chips.append(b);
-    }
+    ruleToggle(node, ".latch-rule");
+    reasonChips(node, latch.code, () => updateLatch(ui, ui.latch));
+    node.querySelector(".reason").placeholder = w("console.reason");
     for (const r of RANKS) {
-      const b = el("button", "rank", r === "T" ? "10" : r);
-      b.dataset.rank = r;
-      b.addEventListener("click", () => { ui.rank = r; updateLatch(ui, ui.latch); });
+      const b = button(r === "T" ? "10" : r, "rank", () => { ui.rank = r; updateLatch(ui, ui.latch); }, { rank: r });
       node.querySelector(".ranks").append(b);
     }
     for (const s of "CDHS") {
-      const b = el("button", "suit", SUITS[s]);
-      b.dataset.suit = s;
-      b.addEventListener("click", () => { ui.suit = s; updateLatch(ui, ui.latch); });
+      const b = button(SUITS[s], "suit", () => { ui.suit = s; updateLatch(ui, ui.latch); }, { suit: s });
       node.querySelector(".suits").append(b);
     }
     node.querySelector(".reason").addEventListener("input", () => updateLatch(ui, ui.latch));
@@ -601,34 +842,36 @@
     return ui;
   }
 
+  function wayWords(code, way) {
+    const own = `console.way.${code}.${way}`;
+    return w(own) !== own ? w(own) : w(`console.way.${way}`);
+  }
+
   function updateLatch(ui, latch) {
     ui.latch = latch;
     const node = ui.node;
     node.dataset.held = String(latch.held);
-    node.querySelector(".latch-title").textContent = TITLES[latch.code] || latch.code;
+    node.querySelector(".latch-title").textContent = w(`console.hold.${latch.code}`) !== `console.hold.${latch.code}`
+      ? w(`console.hold.${latch.code}`) : latch.code;
     node.querySelector(".latch-action").textContent = latch.action;
     let status;
     if (latch.kind === "fault") {
-      status = latch.fault_on ? "The shoe still reports it." : "The shoe reports it cleared.";
-      if (latch.supervisor) status += " Only a supervisor may resolve it now.";
+      status = w(latch.fault_on ? "console.fault.on" : "console.fault.cleared");
+      if (latch.supervisor) status += " " + w("console.fault.supervisor");
     } else if (latch.held) {
-      status = "Play is held: say how it is lifted." +
-        (latch.supervisor ? " A supervisor's hold." : "");
+      status = w("console.hold.held") + (latch.supervisor ? " " + w("console.hold.supervisor") : "");
     } else {
-      status = `Lifted on the shoe: ${latch.lifted} by ${latch.lifted_by}. Sign it off.`;
+      status = w("console.hold.lifted", { how: latch.lifted, by: latch.lifted_by });
     }
     node.querySelector(".latch-status").textContent = status;
-    node.querySelector(".latch-rule").textContent = `Rule: ${latch.rule}`;
+    node.querySelector(".latch-rule").textContent = latch.rule;
+    node.querySelector(".resolve").textContent = w("console.resolve");
     const ways = node.querySelector(".ways");
     if (!latch.held) ui.way = null;
     if (ways.dataset.for !== latch.ways.join(",")) {
       ways.dataset.for = latch.ways.join(",");
-      ways.replaceChildren(...latch.ways.map((w) => {
-        const b = el("button", "way", (CODE_WAY_WORDS[latch.code] || WAY_WORDS)[w] || w);
-        b.dataset.way = w;
-        b.addEventListener("click", () => { ui.way = w; updateLatch(ui, ui.latch); });
-        return b;
-      }));
+      ways.replaceChildren(...latch.ways.map((way) => button(wayWords(latch.code, way), "way",
+        () => { ui.way = way; updateLatch(ui, ui.latch); }, { way })));
     }
     for (const b of ways.children) b.setAttribute("aria-pressed", String(b.dataset.way === ui.way));
     const keys = node.querySelector(".card-keys");
@@ -651,83 +894,91 @@
       args.way = ui.way;
       if (ui.way === "ENTER") args.card = ui.rank + ui.suit;
     }
-    const button = ui.node.querySelector(".resolve");
-    button.disabled = true;
+    ui.node.querySelector(".resolve").disabled = true;
     const r = await send("/api/actions", { id: newId(), kind: "resolve", args });
     if (r.status === 200) {
-      toast(`${TITLES[latch.code] || latch.code}: resolved`);
+      toast(w("console.resolved", { what: w(`console.hold.${latch.code}`) }));
     } else {
       if (r.status === 401) return showSignIn(r.data.error);
-      toast(r.data.error || `refused (${r.status})`, "error");
+      toast(r.data.error || w("console.refused", { status: r.status }), "error");
       updateLatch(ui, ui.latch);
     }
   }
 
-  // ---- what only the croupier sees ------------------------------------------------------------
+  // ---- what only the croupier sees: a row of plain buttons, the report on a sheet -------------
+
+  const NAMES_A_CARD = ["banker_card_lost", "card_fell"];
 
   function renderReports(reports) {
-    const box = $("reports");
     const offered = reports.filter((r) => r.applies); // the house's own rules only
-    $("report-panel").hidden = offered.length === 0;
-    for (const report of offered) {
-      let ui = reportUi.get(report.kind);
-      if (!ui) {
-        ui = makeReport(report);
-        reportUi.set(report.kind, ui);
-        box.append(ui.node);
-      }
-      updateReport(ui, report);
+    const box = $("reports");
+    const wanted = offered.map((r) => `${r.kind}:${r.why_not === null}`).join(",");
+    if (box.dataset.for !== wanted) {
+      box.dataset.for = wanted;
+      box.replaceChildren(...offered.map((r) => {
+        const b = button(w(`console.report.${r.kind}`), "quiet report-open", () => openReport(r.kind), { report: r.kind });
+        b.dataset.open = String(r.why_not === null);
+        return b;
+      }));
+    }
+    if (reportOpen) {
+      const now = offered.find((r) => r.kind === reportOpen.report.kind);
+      if (now) updateReport(reportOpen, now);
     }
   }
 
-  function makeReport(report) {
+  function openReport(kind) {
+    const report = ((shared && shared.console && shared.console.reports) || []).find((r) => r.kind === kind);
+    if (!report) return;
     const node = $("report-template").content.firstElementChild.cloneNode(true);
-    node.dataset.report = report.kind;
+    node.dataset.report = kind;
     const ui = { node, report, position: null, face: null };
-    node.querySelector(".report-title").textContent = REPORT_TITLES[report.kind] || report.kind;
+    node.querySelector(".report-title").textContent = w(`console.report.${kind}`);
+    ruleToggle(node, ".report-rule");
     for (const face of ["up", "down"]) {
-      const b = el("button", "face", `Landed face ${face}`);
-      b.dataset.face = face;
-      b.addEventListener("click", () => { ui.face = face; updateReport(ui, ui.report); });
-      node.querySelector(".faces").append(b);
+      node.querySelector(".faces").append(button(w(`console.face.${face}`), "face",
+        () => { ui.face = face; updateReport(ui, ui.report); }, { face }));
     }
-    node.querySelector(".faces").hidden = report.kind !== "card_fell";
-    node.querySelector(".partner-row").hidden = report.kind !== "partner_objection";
-    for (const text of (REPORT_REASONS[report.kind] || [])) {
-      const b = el("button", "chip", text);
-      b.addEventListener("click", () => {
-        node.querySelector(".reason").value = text;
-        updateReport(ui, ui.report);
-      });
-      node.querySelector(".chips").append(b);
-    }
+    node.querySelector(".faces").hidden = kind !== "card_fell";
+    node.querySelector(".partner-row").hidden = kind !== "partner_objection";
+    node.querySelector(".partner-label").textContent = w("console.partner_place");
+    reasonChips(node, kind, () => updateReport(ui, ui.report));
+    node.querySelector(".reason").placeholder = w("console.seen");
+    node.querySelector(".report-go").textContent = w("console.report.go");
     node.querySelector(".reason").addEventListener("input", () => updateReport(ui, ui.report));
     node.querySelector(".partner").addEventListener("input", () => updateReport(ui, ui.report));
     node.querySelector(".report-go").addEventListener("click", () => sendReport(ui));
-    return ui;
+    $("report-box").replaceChildren(node);
+    reportOpen = ui;
+    updateReport(ui, report);
+    $("report-sheet").hidden = false;
   }
 
-  const NAMES_A_CARD = ["banker_card_lost", "card_fell"];
+  function closeReport() {
+    reportOpen = null;
+    $("report-sheet").hidden = true;
+    $("report-box").replaceChildren();
+  }
 
   function updateReport(ui, report) {
     ui.report = report;
     const node = ui.node;
     const open = report.why_not === null;
     node.dataset.open = String(open);
-    node.querySelector(".report-rule").textContent = `Rule: ${report.rule}`;
-    node.querySelector(".report-why").textContent = open ? "" : report.why_not;
+    node.querySelector(".report-rule").textContent = report.rule;
+    node.querySelector(".report-why").textContent = w(open ? `console.report.${report.kind}.when`
+      : `console.report.${report.kind}.not_now`);
+    for (const part of [".positions", ".faces", ".partner-row", ".chips", ".reason", ".report-go"]) {
+      node.querySelector(part).style.display = open ? "" : "none";
+    }
     const positions = node.querySelector(".positions");
     const names = NAMES_A_CARD.includes(report.kind);
     positions.hidden = !names;
     if (!report.positions.includes(ui.position)) ui.position = null;
     if (positions.dataset.for !== report.positions.join(",")) {
       positions.dataset.for = report.positions.join(",");
-      positions.replaceChildren(...report.positions.map((p) => {
-        const b = el("button", "position", p);
-        b.dataset.position = p;
-        b.addEventListener("click", () => { ui.position = p; updateReport(ui, ui.report); });
-        return b;
-      }));
+      positions.replaceChildren(...report.positions.map((p) => button(p, "position",
+        () => { ui.position = p; updateReport(ui, ui.report); }, { position: p })));
     }
     for (const b of positions.children) b.setAttribute("aria-pressed", String(b.dataset.position === ui.position));
     for (const b of node.querySelectorAll(".face")) b.setAttribute("aria-pressed", String(b.dataset.face === ui.face));
@@ -749,29 +1000,12 @@
     node.querySelector(".report-go").disabled = true;
     const r = await send("/api/actions", { id: newId(), kind, args });
     if (r.status === 200) {
-      node.querySelector(".reason").value = "";
-      node.querySelector(".partner").value = "";
-      ui.position = null;
-      ui.face = null;
-      toast(`${REPORT_TITLES[kind]}: reported (${ui.report.rule})`);
-      updateReport(ui, ui.report);
+      toast(w("console.reported", { what: w(`console.report.${kind}`) }));
+      closeReport();
     } else {
       if (r.status === 401) return showSignIn(r.data.error);
-      toast(r.data.error || `refused (${r.status})`, "error");
+      toast(r.data.error || w("console.refused", { status: r.status }), "error");
       updateReport(ui, ui.report);
-    }
-  }
-
-  async function voidCoup() {
-    const reason = $("void-reason").value.trim();
-    if (reason.length < 3) { toast("Give the reason for the void", "error"); return; }
-    const r = await send("/api/actions", { id: newId(), kind: "void", args: { reason } });
-    if (r.status === 200) {
-      $("void-reason").value = "";
-      toast("The coup is void");
-    } else {
-      if (r.status === 401) return showSignIn(r.data.error);
-      toast(r.data.error || `refused (${r.status})`, "error");
     }
   }
 
@@ -784,38 +1018,37 @@
     if (r.status !== 200) {
       if (r.status === 401) return showSignIn(r.data.error);
       list.replaceChildren();
-      toast(r.data.error || `recall refused (${r.status})`, "error");
+      toast(r.data.error || w("console.refused", { status: r.status }), "error");
       return;
     }
-    $("recall-note").textContent = r.data.consistent ? ""
-      : "The ledger's records do not all replay to what it recorded: check the ledger.";
+    $("recall-note").textContent = r.data.consistent ? "" : w("console.recall.inconsistent");
     list.replaceChildren(...r.data.coups.map(told));
   }
 
   function eventWords(e) {
     switch (e.what) {
       case "button":
-        if (e.name === "KEY") return e.taken ? `Supervisor's badge: ${e.person}` : `Badge refused: ${e.why}`;
-        return `Button ${e.name}${e.arg ? " " + e.arg : ""}${e.waited ? " (waited)" : ""}`;
-      case "fault": return `Shoe fault ${e.code} ${e.on ? "on" : "cleared"}`;
-      case "irregularity": return `${e.words} (${e.rule})${e.hold ? " \u2014 play held" : ""}`;
-      case "resolved": return `Lifted: ${e.how} by ${e.by}`;
+        if (e.name === "KEY") return e.taken ? w("console.event.key", { who: e.person }) : w("console.event.key_refused", { why: e.why });
+        return w("console.event.button", { name: e.name + (e.arg ? " " + e.arg : "") }) + (e.waited ? " " + w("console.event.waited") : "");
+      case "fault": return w(e.on ? "console.event.fault_on" : "console.event.fault_off", { code: e.code });
+      case "irregularity": return `${e.words} (${e.rule})${e.hold ? " \u2014 " + w("console.event.held") : ""}`;
+      case "resolved": return w("console.event.lifted", { how: e.how, by: e.by });
       case "console": {
-        const reported = {
-          punter_bac: "Reported the punter's bac",
-          banker_card_lost: `Reported the banker's card at ${e.position} lost in the discard`,
-          card_fell: `Reported the card at ${e.position} fallen, face ${e.face}`,
-          partner_objection: `Reported the objection of the banker's partner (${e.partner})`,
-        }[e.kind];
-        const what = reported || (e.kind === "void" ? "Voided"
-          : `Resolved${e.way ? " with " + e.way : ""}`);
-        return `${what} on the console by ${e.by} (${e.role}): \u201c${e.reason}\u201d`;
+        const what = ["punter_bac", "banker_card_lost", "card_fell", "partner_objection"].includes(e.kind)
+          ? w("console.reported", { what: w(`console.report.${e.kind}`) }) +
+            (e.position ? ` (${e.position}${e.face ? ", " + w(`console.face.${e.face}`) : ""})` : "") +
+            (e.partner ? ` (${who(e.partner)})` : "")
+          : (e.kind === "void" ? w("console.event.voided") : w("console.event.resolved") + (e.way ? ` (${wayWords("", e.way)})` : ""));
+        return w("console.event.by", { what, by: e.by, reason: e.reason }) + approvedBy(e);
       }
-      case "result": return OUTCOMES[e.outcome] || e.outcome;
-      case "correction": return `Corrected on the console by ${e.by}: ${e.change}` +
-        (e.how ? ` (${e.how})` : "") + ` \u201c${e.reason}\u201d`;
+      case "result": return outcome(e.outcome) || e.outcome;
+      case "correction": return w("console.event.corrected", { by: e.by, change: e.change, reason: e.reason }) + approvedBy(e);
       default: return e.what;
     }
+  }
+
+  function approvedBy(e) {
+    return e.approved_by ? " " + w("console.approved_by", { who: e.approved_by.person }) : "";
   }
 
   function told(coup) {
@@ -823,32 +1056,32 @@
     box.dataset.shoe = coup.shoe;
     box.dataset.coup = coup.coup;
     box.dataset.outcome = coup.outcome || "";
-    box.append(el("h3", "", `Shoe ${coup.shoe} \u00b7 coup ${coup.coup} \u2014 ` +
-      (coup.in_play ? "in play" : (OUTCOMES[coup.outcome] || ""))));
+    box.append(el("h3", "", `${w("page.shoe", { n: coup.shoe })} \u00b7 ${w("page.coup", { n: coup.coup })} \u2014 ` +
+      (coup.in_play ? w("console.recall.in_play") : outcome(coup.outcome))));
     const row = el("div", "row");
     for (const side of ["punter", "banker"]) {
       const hand = el("div", "hand");
-      hand.append(el("h4", "", side === "punter" ? "Punter" : "Banker"));
+      hand.append(el("h4", "", w(`console.side.${side}`)));
       const cs = el("div", "cards");
       cs.append(...coup[side].cards.map((c) => card(c, true)));
       hand.append(cs);
       if (coup[side].total !== null) {
-        hand.append(el("p", "total", String(coup[side].total) + (coup[side].bac ? " (bac)" : "")));
+        hand.append(el("p", "total", coup[side].bac ? w("page.bac", { n: coup[side].total }) : String(coup[side].total)));
       }
       row.append(hand);
     }
     box.append(row);
-    box.append(el("h4", "", "Cards in the order they left the shoe"));
+    box.append(el("h4", "", w("console.recall.cards")));
     const cards = el("ol", "cards-out");
     for (const c of coup.cards) {
-      const name = c.code === null ? "hidden card" : (c.code === "??" ? "unreadable card" : c.code);
-      const entered = c.entered ? `, keyed in as ${c.entered}` : "";
-      const li = el("li", "", `${name} (face ${c.face}${entered}) \u2192 ${c.fate}`);
+      const name = c.code === null ? w("console.recall.hidden") : (c.code === "??" ? w("console.recall.unreadable") : c.code);
+      const entered = c.entered ? ", " + w("console.recall.keyed", { code: c.entered }) : "";
+      const li = el("li", "", `${name} (${w(`console.face.${c.face === "U" || c.face === "up" ? "up" : "down"}`)}${entered}) \u2192 ${c.fate}`);
       if (c.code) li.dataset.code = c.code;
       cards.append(li);
     }
     box.append(cards);
-    box.append(el("h4", "", "What happened"));
+    box.append(el("h4", "", w("console.recall.events")));
     const events = el("ol", "events");
     for (const e of coup.events) {
       const li = el("li", "", `${e.at.slice(11, 19)} UTC  ${eventWords(e)}`);
@@ -863,43 +1096,74 @@
   function toldMoney(coup) {
     const box = el("div", "money");
     if (coup.stakes === null && coup.settlement === null) {
-      box.append(el("p", "quiet", "No stakes recorded for this coup."));
+      box.append(el("p", "quiet", w("console.recall.no_stakes")));
       return box;
     }
     if (coup.stakes) {
       const b = coup.stakes.bank;
-      box.append(el("h4", "", b ? `Stakes against ${b.banker}'s bank of ${fmt(b.amount)}` : "Stakes"));
+      box.append(el("h4", "", b ? w("console.recall.against", { who: who(b.banker), amount: fmt(b.amount) }) : w("page.stakes")));
       const list = el("ol", "recall-stakes");
       for (const s of coup.stakes.stakes) {
-        const li = el("li", "", `${s.id} ${s.who || "box " + s.box} ${KIND_WORDS[s.kind || s.bet] || s.kind || s.bet} ${fmt(s.amount)}`);
-        li.dataset.stake = s.id;
+        const li = el("li", "", `${who(s.who || `box ${s.box}`)} \u00b7 ${play(s.kind || s.bet)} \u00b7 ${fmt(s.amount)}` +
+          (s.over_line ? " " + w("console.over_line") : ""));
+        li.dataset.who = s.who || `box ${s.box}`;
         list.append(li);
       }
       box.append(list);
     }
     if (coup.settlement) {
       const s = coup.settlement;
-      box.append(el("h4", "", `Settlement: commission ${fmt(s.commission)}` +
-        (s.bank ? (s.bank.ends ? ", the bank passes" : `, the bank ${fmt(s.bank.after)}`) : "")));
+      box.append(el("h4", "", w("console.recall.settlement", { commission: fmt(s.commission) }) +
+        (s.bank ? " \u00b7 " + (s.bank.ends ? w("console.bank.passes", { who: who(s.bank.passes_to) })
+          : w("console.bank.after", { amount: fmt(s.bank.after) })) : "")));
       const list = el("ol", "recall-settlement");
       for (const l of s.lines) {
-        const li = el("li", "", `${l.who} ${KIND_WORDS[l.kind] || l.kind}: ${RESULT_WORDS[l.result] || l.result}, paid ${fmt(l.paid)}, net ${fmt(l.net)}`);
+        const li = el("li", "", w("console.recall.line", { who: who(l.who), play: play(l.kind), result: result(l.result),
+          paid: fmt(l.paid), net: fmt(l.net) }));
         li.dataset.who = l.who;
         list.append(li);
       }
       box.append(list);
     }
     for (const c of coup.corrections || []) {
-      box.append(el("p", "correction", c.change === "settlement"
-        ? `Settlement reopened (${c.how}) by ${c.by}: \u201c${c.reason}\u201d`
-        : `Stake ${c.stake || "missed"} of ${c.who} corrected to ${fmt(c.amount)} by ${c.by}: \u201c${c.reason}\u201d`));
+      box.append(el("p", "correction", (c.change === "settlement"
+        ? w("console.recall.reopened", { how: c.how, by: c.by, reason: c.reason })
+        : w("console.recall.corrected", { who: who(c.who), amount: fmt(c.amount), by: c.by, reason: c.reason })) + approvedBy(c)));
     }
     return box;
   }
 
   // ---- wiring --------------------------------------------------------------------------------
 
-  document.addEventListener("DOMContentLoaded", () => {
+  function keypad() {
+    const keys = $("amount-keys");
+    const update = () => {
+      $("keypad-amount").textContent = pick.amount ? fmt(pick.amount) : w("console.amount");
+      if (money) renderMoney(money);
+    };
+    for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "0", "00"]) {
+      keys.append(button(k, "key", () => { if (pick.amount.length < 15) pick.amount += k; update(); }, { amountKey: k }));
+    }
+    keys.append(button("\u232b", "key quiet", () => { pick.amount = pick.amount.slice(0, -1); update(); }, { amountKey: "back" }));
+    $("keypad-open").addEventListener("click", () => { update(); $("keypad").hidden = false; });
+    $("keypad-done").addEventListener("click", () => { $("keypad").hidden = true; });
+    $("amount-clear").addEventListener("click", () => { pick.amount = ""; update(); });
+    const approvalKeys = $("approval-keys");
+    for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "back", "0", "ok"]) {
+      approvalKeys.append(button(k === "back" ? "\u232b" : (k === "ok" ? "OK" : k), "key" + (k === "ok" ? " go" : ""), () => {
+        if (!approving) return;
+        if (k === "back") approving.pin = approving.pin.slice(0, -1);
+        else if (k === "ok") { if (approving.person && approving.pin) approve({ method: "pin", person: approving.person, pin: approving.pin }); return; }
+        else if (approving.pin.length < 12) approving.pin += k;
+        $("approval-dots").textContent = "\u25cf".repeat(approving.pin.length);
+      }, { approvalKey: k }));
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", async () => {
+    const got = await call("GET", "/words.json");
+    if (got.status === 200) words = got.data;
+    applyWords();
     for (const b of document.querySelectorAll("[data-digit]")) {
       b.addEventListener("click", () => {
         if (pin.length < 12) pin += b.dataset.digit;
@@ -934,27 +1198,36 @@
     }
     $("recall-last").addEventListener("click", () => loadRecall());
     $("recall-go").addEventListener("click", () => loadRecall($("recall-shoe").value, $("recall-coup").value));
-    for (const chips of document.querySelectorAll(".chips[data-for]")) {
-      for (const b of chips.children) {
-        b.addEventListener("click", () => { $(chips.dataset.for).value = b.textContent; });
-      }
-    }
-    $("void-go").addEventListener("click", voidCoup);
-    const keys = $("amount-keys");
-    for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "0", "00"]) {
-      keys.append(button(k, "key", () => {
-        if (pick.amount.length < 15) pick.amount += k;
-        if (money) renderMoney(money);
-      }, { amountKey: k }));
-    }
-    keys.append(button("\u232b", "key quiet", () => { pick.amount = pick.amount.slice(0, -1); if (money) renderMoney(money); },
-      { amountKey: "back" }));
-    keys.append(button("C", "key quiet", () => { pick.amount = ""; if (money) renderMoney(money); }, { amountKey: "clear" }));
+    keypad();
     $("outsider-go").addEventListener("click", () => {
       const label = $("outsider").value.trim();
-      if (label) { pick.who = `outsider ${label}`; if (money) renderMoney(money); }
+      if (label) {
+        pick.who = `outsider ${label}`;
+        pick.auto = false;
+        $("outsider").value = "";
+        $("outsider-row").hidden = true;
+        if (money) renderMoney(money);
+      }
     });
-    $("correct-go").addEventListener("click", () => supervisorAct("correct", { stake: $("correct-stake").value, amount: pick.amount }));
+    $("report-close").addEventListener("click", closeReport);
+    $("supervisor-open").addEventListener("click", () => {
+      const chips = $("reason-chips");
+      chips.replaceChildren(...[...REASONS.money, ...REASONS.void.filter((r) => r !== "dispute")].map((r) =>
+        button(w(`console.reason.${r}`), "chip", () => {
+          $("money-reason").value = w(`console.reason.${r}`);
+          if (money) renderSupervisor(money, $("money-panel").dataset.closed === "true");
+          $("void-go").disabled = false;
+        })));
+      if (money) renderSupervisor(money, $("money-panel").dataset.closed === "true");
+      else $("supervisor-money").hidden = true;
+      $("supervisor-sheet").hidden = false;
+    });
+    $("supervisor-close").addEventListener("click", () => { $("supervisor-sheet").hidden = true; });
+    $("limits-open").addEventListener("click", () => {
+      $("limits-box").hidden = !$("limits-box").hidden;
+      if (money) renderSupervisor(money, $("money-panel").dataset.closed === "true");
+    });
+    $("correct-go").addEventListener("click", () => supervisorAct("correct", { stake: correctStake, amount: pick.amount }));
     $("reopen-void").addEventListener("click", () => supervisorAct("reopen", { how: "void" }));
     $("reopen-rules").addEventListener("click", () => supervisorAct("reopen", { how: "rules" }));
     $("limits-go").addEventListener("click", () => {
@@ -963,9 +1236,20 @@
         if (input.value.trim()) args[input.dataset.limit] = input.value.trim();
       }
       supervisorAct("limits", args);
-      for (const input of document.querySelectorAll("[data-limit]")) input.value = "";
     });
-    $("money-reason").addEventListener("input", () => { if (money) renderMoney(money); });
-    call("GET", "/api/me").then((r) => (r.status === 200 ? signedIn(r.data.me) : showSignIn()));
+    $("void-go").addEventListener("click", voidCoup);
+    $("money-reason").addEventListener("input", () => {
+      if (money) renderSupervisor(money, $("money-panel").dataset.closed === "true");
+      $("void-go").disabled = $("money-reason").value.trim().length < 3;
+    });
+    $("approval-badge-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const badge = $("approval-badge").value;
+      $("approval-badge").value = "";
+      if (badge && approving) approve({ method: "badge", badge });
+    });
+    $("approval-cancel").addEventListener("click", () => { approving = null; $("approval").hidden = true; });
+    const r = await call("GET", "/api/me");
+    if (r.status === 200) signedIn(r.data.me); else showSignIn();
   });
 })();
