@@ -367,7 +367,8 @@ MONEY = (
     _money_kind("bid", {"who": PLAYER, "amount": AMOUNT}, "a bid at the bank's auction"),
     _money_kind("award", {}, "the auction closes"),
     _money_kind("suite", {}, "the banker gives up the bank"),
-    _money_kind("schokolade", {}, "003: the part nobody staked against is set aside"),
+    _money_kind("schokolade", {}, "003: the part nobody staked against set aside, where the "
+                "table waits for the banker to ask (`schokolade = \"asked\"`)"),
     _money_kind("garage", {"amount": AMOUNT}, "004: chips taken out of the bank"),
     _money_kind("banco", {"who": PLAYER, "kind": Field("the banco form", choices=BANCO_KINDS),
                           "amount": _optional(AMOUNT)},
