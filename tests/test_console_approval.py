@@ -64,7 +64,7 @@ def test_her_pin_approves_the_croupiers_correction_and_his_session_stays(tmp_pat
         (record,) = actions(play)[-1:]
         assert record == body["action"]
         correction = next(m for m in body["money"] if m["event"] == "money.correction")
-        assert correction["by"] == "bob"
+        assert correction["by"] == "ana"  # the money names who decided: her, on his screen
         me = play.bob.get("/api/me")[1]["me"]  # his session, unchanged
         assert (me["person"], me["role"]) == ("bob", "croupier")
         play.t.shoe.feed("3D KD")
@@ -97,6 +97,10 @@ def test_her_badge_approves_a_void_and_a_supervisors_hold(tmp_path):
         console = [(e["kind"], e["by"], (e["approved_by"] or {}).get("person"))
                    for e in coup["events"] if e["what"] == "console"]
         assert console == [("resolve", "bob", "ana"), ("void", "bob", "ana")]
+    # The published lines name who ruled: her, though he tapped (the action keeps both).
+    lines = [json.loads(x) for x in (tmp_path / "state" / "results.jsonl").read_text()
+             .splitlines()]
+    assert [x["by"] for x in lines if x["event"] == "irregularity.resolved"] == ["ana"]
 
 
 def test_one_answer_for_every_failure_403_for_a_croupier_nothing_kept(tmp_path):

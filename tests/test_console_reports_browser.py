@@ -143,17 +143,19 @@ def test_rule_11_reported_by_the_croupier_upheld_by_the_supervisor(tmp_path, bro
         wait_until(t.page, f"document.querySelector(\"{box}\") !== null")
         assert "A supervisor's hold" in t.page.inner_text(f"{box} .latch-status")
         shoot(t.page, "report-card-lost")
-        # The croupier cannot rule on it: the supervisor signs in with her badge.
-        t.page.click("#sign-out")
-        wait_until(t.page, "document.body.dataset.screen === 'sign-in'")
-        t.page.fill("#badge", "SUP-77")
-        t.page.press("#badge", "Enter")
-        wait_until(t.page, "document.body.dataset.person === 'ana'")
-        wait_until(t.page, f"document.querySelector(\"{box}\") !== null")
+        # The croupier cannot rule on it: the supervisor's badge approves his tap on his own
+        # screen (issue 20), and he stays signed in.
         t.page.click(f"{box} [data-way='OK']")
         t.page.click(f"{box} .chips button")
+        assert t.page.inner_text(f"{box} .resolve") == "Resolve with a supervisor"
         t.page.click(f"{box} .resolve")
+        wait_until(t.page, "!document.getElementById('approval').hidden")
+        assert t.page.inner_text("#approval-title") == \
+            "A supervisor approves lifting the hold"
+        t.page.fill("#approval-badge", "SUP-77")
+        t.page.press("#approval-badge", "Enter")
         wait_until(t.page, "document.getElementById('outcome').textContent === 'Punto wins'")
+        assert t.page.evaluate("document.body.dataset.person") == "bob"
         assert shown_codes(t.page, "banker") == [None, "5S"]  # the lost card: never shown
         assert shown_codes(t.page, "punter") == ["2C", "3D"]
         shoot(t.page, "report-card-lost-upheld")

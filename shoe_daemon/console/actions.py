@@ -144,6 +144,13 @@ class Action:
 Lines = list[dict[str, Any]]
 
 
+def decided_by(action: Action) -> str:
+    """Who the game and the money record as having decided: the supervisor whose approval
+    the action took (her ruling, his tap on his screen), else the person who took it. The
+    `action` record keeps both."""
+    return action.by if action.approved_by is None else action.approved_by.person
+
+
 @dataclass(frozen=True)
 class ActionKind:
     name: str
@@ -220,7 +227,8 @@ def _can_resolve(table: Table, action: Action) -> None:
 
 def _resolve(table: Table, action: Action) -> Lines:
     args = action.args
-    return table.machine.resolve(args["latch"], action.by, args.get("way"), args.get("card"))
+    return table.machine.resolve(args["latch"], decided_by(action), args.get("way"),
+                                 args.get("card"))
 
 
 # ---- what only the croupier sees (the coup machine's reports.py) -----------------------------
@@ -302,7 +310,7 @@ def _can_void(table: Table, action: Action) -> None:
 
 
 def _void(table: Table, action: Action) -> Lines:
-    return table.machine.void(action.by)
+    return table.machine.void(decided_by(action))
 
 
 # ---- the money (docs/console.md, "The money"; docs/money.md, "Actions and records") ------------
@@ -342,7 +350,7 @@ def _money(table: Table, action: Action) -> Lines:
     if till is None:
         return []
     try:
-        till.act(action.kind, action.args, action.by)
+        till.act(action.kind, action.args, decided_by(action))
     except Refusal as refusal:
         raise Refused.of(refusal) from None
     return []

@@ -255,6 +255,8 @@ class Recall:
             approved = None if acting is None else acting.get("approved_by")
             correction = {"at": at_time, "idx": record.idx,
                           **told_correction(body, approved)}
+            if acting is not None:  # who keyed it; the money's record names who decided
+                correction["by"] = acting.get("by", correction["by"])
             if body["change"] == "settlement":
                 told.money.settlement = told_settlement(body["settlement"])
             told.money.corrections.append(correction)

@@ -865,7 +865,9 @@
     }
     node.querySelector(".latch-status").textContent = status;
     node.querySelector(".latch-rule").textContent = latch.rule;
-    node.querySelector(".resolve").textContent = w("console.resolve");
+    // A supervisor's hold on a croupier's screen: resolved with her approval, he stays in.
+    const approved = latch.supervisor && !(me && me.role === "supervisor");
+    node.querySelector(".resolve").textContent = w(approved ? "console.resolve_approved" : "console.resolve");
     const ways = node.querySelector(".ways");
     if (!latch.held) ui.way = null;
     if (ways.dataset.for !== latch.ways.join(",")) {
@@ -881,8 +883,7 @@
     const chosen = ui.rank && ui.suit ? ui.rank + ui.suit : null;
     keys.querySelector(".card-chosen").replaceChildren(...(chosen ? [card(chosen, true)] : []));
     const reason = node.querySelector(".reason").value.trim();
-    const allowed = !latch.supervisor || (me && me.role === "supervisor");
-    const ready = reason.length >= 3 && allowed && (!latch.held || (ui.way &&
+    const ready = reason.length >= 3 && (!latch.held || (ui.way &&
       (ui.way !== "ENTER" || chosen)));
     node.querySelector(".resolve").disabled = !ready;
   }
@@ -894,15 +895,22 @@
       args.way = ui.way;
       if (ui.way === "ENTER") args.card = ui.rank + ui.suit;
     }
-    ui.node.querySelector(".resolve").disabled = true;
-    const r = await send("/api/actions", { id: newId(), kind: "resolve", args });
-    if (r.status === 200) {
-      toast(w("console.resolved", { what: w(`console.hold.${latch.code}`) }));
-    } else {
-      if (r.status === 401) return showSignIn(r.data.error);
-      toast(r.data.error || w("console.refused", { status: r.status }), "error");
-      updateLatch(ui, ui.latch);
-    }
+    const sent = async (approval) => {
+      ui.node.querySelector(".resolve").disabled = true;
+      const body = { id: newId(), kind: "resolve", args };
+      if (approval) body.approval = approval;
+      const r = await send("/api/actions", body);
+      if (r.status === 200) {
+        toast(w("console.resolved", { what: w(`console.hold.${latch.code}`) }));
+      } else {
+        if (r.status === 401 && !approval) return showSignIn(r.data.error);
+        toast(r.data.error || w("console.refused", { status: r.status }), "error");
+        updateLatch(ui, ui.latch);
+      }
+      return r.status === 200;
+    };
+    if (latch.supervisor && !(me && me.role === "supervisor")) askApproval("resolve", sent);
+    else await sent(null);
   }
 
   // ---- what only the croupier sees: a row of plain buttons, the report on a sheet -------------
