@@ -26,6 +26,7 @@ from typing import IO, Any
 from hil.deal_button import press_deal
 from hil.processes import ROOT, display_url, start_daemon, start_shoe, stop
 from hil.readable import describe
+from shoe_daemon.display.words import LANGUAGES, TERMS, Words
 
 __all__ = ["ROOT", "TableRun", "display_url", "press_deal", "run_table", "start_daemon",
            "start_shoe", "stop"]
@@ -81,14 +82,16 @@ def run_table(
     )
 
 
-def relay(stream: IO[str], as_json: bool) -> None:
-    """The daemon's published lines to stdout: as they are with --json, else in words."""
+def relay(stream: IO[str], as_json: bool, terms: Words | None = None) -> None:
+    """The daemon's published lines to stdout: as they are with --json, else in words, the
+    game named in the table's `terms`."""
     watched = True
     for text in stream:  # read to the end, so the daemon never blocks on a full pipe
         if not watched:
             continue
         try:
-            print(text.rstrip("\n") if as_json else describe(json.loads(text)), flush=True)
+            print(text.rstrip("\n") if as_json else describe(json.loads(text), terms),
+                  flush=True)
         except BrokenPipeError:  # the watcher went away (`| head`): end the demo quietly
             watched = False
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -96,7 +99,7 @@ def relay(stream: IO[str], as_json: bool) -> None:
 
 
 def demo(profile: str, shoes: int, pace: float, seed: int, http: str,
-         faults: list[str], as_json: bool) -> int:
+         faults: list[str], as_json: bool, terms: Words | None = None) -> int:
     """A live table: the simulated shoe deals at a croupier's pace, the daemon serves the table
     display and publishes each result, shown in words (or as its JSON line)."""
     def _stop(*_: Any) -> None:
@@ -109,14 +112,17 @@ def demo(profile: str, shoes: int, pace: float, seed: int, http: str,
         workdir = Path(tmp)
         shoe, hello = start_shoe(workdir, profile, shoes=shoes, seed=seed, pace=pace,
                                  faults=faults)
-        daemon = start_daemon(workdir, profile, results="-", http=http)
+        terms = terms or Words()
+        daemon = start_daemon(workdir, profile, results="-", http=http,
+                              extra=["--display-language", terms.language,
+                                     "--display-terms", terms.terms])
         try:
             print(f"table display: {display_url(workdir, daemon)} (open it in a browser)",
                   file=info, flush=True)
             print(f"simulated {profile} shoe, seed {seed}, on {hello.get('pty')}; daemon log "
                   f"in {workdir / 'daemon.log'}; Ctrl-C to stop", file=info, flush=True)
             assert daemon.stdout is not None
-            reader = threading.Thread(target=relay, args=(daemon.stdout, as_json))
+            reader = threading.Thread(target=relay, args=(daemon.stdout, as_json, terms))
             reader.start()
             while shoe.poll() is None and daemon.poll() is None:
                 time.sleep(0.2)
@@ -145,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="where the daemon serves the table display (port 0: any free port)")
     d.add_argument("--fault", action="append", default=[], metavar="NAME[=VALUE]",
                    help="the simulated shoe's fault switches (docs/simulated-shoe.md)")
+    d.add_argument("--display-language", choices=LANGUAGES, default="en",
+                   help="the table's display language (the daemon's setting): the display "
+                        "and the console in it, the game's terms in the lines printed too")
+    d.add_argument("--display-terms", choices=TERMS, default="french",
+                   help="the game's terms: french in every language, or the language's own")
     d.add_argument("--json", action="store_true",
                    help="print the daemon's published JSON lines instead of words")
     d.add_argument("--floor", action="store_true",
@@ -158,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         return floor_demo(args.profile, args.tables, args.shoes, args.pace, args.seed,
                           args.json)
     return demo(args.profile, args.shoes, args.pace, args.seed, args.http, args.fault,
-                args.json)
+                args.json, Words(args.display_language, args.display_terms))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 Built only from what the daemon publishes (`coup.result`, `irregularity`,
 `irregularity.resolved`: shoe_daemon/game/results.py), so the words say what a results file
 says: one line per decided coup, a line when a dealing error is caught, one when a hold is
-lifted.
+lifted. The lines are worded in English; the game's terms (the sides, the outcome) are the
+table's, from the words file in the table's display language and terms (`Words`), as its
+display, its console and the pit name them.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from shoe_daemon.display.words import Words
+
 OUTCOMES = {
-    "banker": "banker wins",
-    "punter": "punter wins",
-    "egalite": "egalite: a tie",
+    "banker": "{banco} wins",
+    "punter": "{punto} wins",
+    "egalite": "{egalite}",
     "cancelled": "cancelled, without loss to either side",
     "void": "voided by a supervisor",
 }
@@ -33,9 +37,9 @@ def hand(name: str, side: dict[str, Any]) -> str:
     return f"{name} {' '.join(side['cards'])} ({side['total']}{natural}{bac})"
 
 
-def coup_line(line: dict[str, Any]) -> str:
-    parts = [hand("punter", line["punter"]), hand("banker", line["banker"]),
-             OUTCOMES.get(line["outcome"], line["outcome"])]
+def coup_line(line: dict[str, Any], terms: Words) -> str:
+    parts = [hand(terms.term("punto"), line["punter"]), hand(terms.term("banco"), line["banker"]),
+             terms.with_terms(OUTCOMES.get(line["outcome"], line["outcome"]))]
     if line.get("swiss_nine"):
         parts.append("swiss nine: " + ", ".join(line["swiss_nine"]))
     if line["irregularities"]:
@@ -48,12 +52,12 @@ def coup_line(line: dict[str, Any]) -> str:
     return "   ".join(parts)
 
 
-def irregularity_line(line: dict[str, Any]) -> str:
+def irregularity_line(line: dict[str, Any], terms: Words) -> str:
     what = "HOLD" if line["hold"] else "irregularity"
     return f"{what}, {words(line['code'])}: {line['detail']} ({line['rule']}). {line['action']}"
 
 
-def resolved_line(line: dict[str, Any]) -> str:
+def resolved_line(line: dict[str, Any], terms: Words) -> str:
     by = "the croupier" if line["by"] == "croupier" else f"supervisor {line['by']}"
     return f"hold lifted, {words(line['code'])}: {line['how']} by {by}"
 
@@ -62,9 +66,10 @@ LINES = {"coup.result": coup_line, "irregularity": irregularity_line,
          "irregularity.resolved": resolved_line}
 
 
-def describe(line: dict[str, Any]) -> str:
-    """One published line in words, headed by its shoe and coup; an unknown event as JSON."""
+def describe(line: dict[str, Any], terms: Words | None = None) -> str:
+    """One published line in words, headed by its shoe and coup, the game named in `terms`
+    (the table's words; the words file's default without); an unknown event as JSON."""
     shape = LINES.get(line.get("event", ""))
     if shape is None:
         return json.dumps(line)
-    return f"shoe {line['shoe']} coup {line['coup']:>2}   {shape(line)}"
+    return f"shoe {line['shoe']} coup {line['coup']:>2}   {shape(line, terms or Words())}"

@@ -75,8 +75,8 @@ class MoneyTable:
                  faults: GameFaults | None = None, voids: dict[int, str] | None = None,
                  settings: dict[str, Any] | None = None, clock: Clock | None = None,
                  table: str = "T7", supervisor: bool = False,
-                 disputed: frozenset[int] = frozenset(), reopen_disputed: bool = False
-                 ) -> None:
+                 disputed: frozenset[int] = frozenset(), reopen_disputed: bool = False,
+                 display: dict[str, str] | None = None) -> None:
         self.name = profile
         self.profile = get_money_profile(profile)
         self.settings = SETTINGS[profile] if settings is None else settings
@@ -100,7 +100,7 @@ class MoneyTable:
         with self._clock():
             self.ledger.append("daemon.start", {
                 "version": "test", "code_sha256": "0" * 64, "table": table,
-                "profile": profile, "config": {"money": dict(self.settings)}})
+                "profile": profile, "config": {"money": dict(self.settings), **(display or {})}})
 
     @contextmanager
     def _clock(self) -> Iterator[None]:
