@@ -11,9 +11,12 @@ display, its console and the pit name them.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from shoe_daemon.display.words import Words
+from shoe_daemon.money.display import format_money
+from shoe_daemon.money.houses import get_money_profile
 
 OUTCOMES = {
     "banker": "{banco} wins",
@@ -64,6 +67,39 @@ def resolved_line(line: dict[str, Any], terms: Words) -> str:
 
 LINES = {"coup.result": coup_line, "irregularity": irregularity_line,
          "irregularity.resolved": resolved_line}
+PB_BETS = {"punto": "{punto}", "banco": "{banco}", "egalite": "{egalite}",
+           "simple_nine": "Simple Nine", "colour_nine": "Colour Nine",
+           "swiss_nine": "Swiss Nine"}
+
+
+def settlement_line(record: dict[str, Any], terms: Words | None = None) -> str:
+    """A coup's `money.settlement` record in words, in the house's money ("Fr. 300"): each
+    player's line in the house's payment order, the commission, the bank after. The demo
+    prints it under the coup's line (`demo --console`), read from the table's ledger."""
+    terms = terms or Words()
+    profile = get_money_profile(record["profile"])
+
+    def money(amount: str) -> str:
+        return format_money(Decimal(amount).copy_abs(), profile.currency.value,
+                            profile.locale.value)
+
+    parts = []
+    for line in record["lines"]:
+        who = "the casino" if line["who"] == "house" else str(line["who"])
+        if line["kind"] in ("bank", "partner"):
+            who += f" ({line['kind']})"
+        elif line["kind"] in PB_BETS:
+            who += f" on {terms.with_terms(PB_BETS[line['kind']])}"
+        told = line["result"] if line["result"] in ("returned", "stays") else \
+            f"{line['result']} {money(line['net'])}"
+        parts.append(f"{who} {told}")
+    said = ", ".join(parts) if parts else "nothing staked"
+    if Decimal(record["commission"]):
+        said += f"; commission {money(record['commission'])}"
+    bank = record.get("bank") or {}
+    if bank.get("after") is not None and not bank.get("ends"):
+        said += f"; the bank {money(bank['after'])}"
+    return f"shoe {record['shoe']} coup {record['coup']:>2}   settled: {said}"
 
 
 def describe(line: dict[str, Any], terms: Words | None = None) -> str:

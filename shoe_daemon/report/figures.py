@@ -338,7 +338,9 @@ class ShiftReport:
             self._open(figures, self.bank.get("holder"), self.bank.get("partner"),
                        "held before the range", self.bank.get("amount"), record.idx)
         elif self.hand is None and self.bank is None and state is not None and \
-                change in HELD_CHANGES:  # an export's first record: the bank as it stood
+                change in HELD_CHANGES and state.get("phase") == "held":
+            # an export's first record: the bank as it stood (a table's first new shoe
+            # finds it vacant: no hand was held before)
             holder = body.get("who") if change == "suite" else (
                 (self.settlement or {}).get("bank") or {}).get("holder") \
                 if change == "settled" else state.get("holder")
