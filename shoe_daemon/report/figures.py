@@ -32,6 +32,7 @@ Coup = tuple[int, int]
 VOIDED = ("void", "cancelled")
 #: The changes of a bank someone holds (an export that begins with one begins in his hand).
 HELD_CHANGES = ("settled", "schokolade", "garage", "suite", "new_shoe", "corrected")
+ENDING = ("settled", "suite")  # changes of a bank held that may leave it not held
 
 
 class ReportError(ValueError):
@@ -338,9 +339,10 @@ class ShiftReport:
             self._open(figures, self.bank.get("holder"), self.bank.get("partner"),
                        "held before the range", self.bank.get("amount"), record.idx)
         elif self.hand is None and self.bank is None and state is not None and \
-                change in HELD_CHANGES and state.get("phase") == "held":
-            # an export's first record: the bank as it stood (a table's first new shoe
-            # finds it vacant: no hand was held before)
+                change in HELD_CHANGES and (change in ENDING or state.get("phase") == "held"):
+            # an export's first record: the bank as it stood. A change that leaves the bank
+            # as it found it says whether one was held (a table's first new shoe finds it
+            # vacant: no hand was held before); a settlement or a Suite may have ended it.
             holder = body.get("who") if change == "suite" else (
                 (self.settlement or {}).get("bank") or {}).get("holder") \
                 if change == "settled" else state.get("holder")
