@@ -5,7 +5,9 @@
 the daemon with SIGTERM, and returns the daemon's published results beside the shoe's
 ground truth. `python -m hil.harness demo` is the README's live table: the display's URL,
 then each published line in words (hil/readable.py), or as JSON with `--json`; with
-`--floor`, several tables and the floor they publish to (hil/floor_demo.py).
+`--floor`, several tables and the floor they publish to (hil/floor_demo.py); with
+`--console`, the croupier's console and the house's money, the shoe waiting on its DEAL
+button (hil/console_demo.py; `--croupier`: hil/croupier.py).
 """
 
 from __future__ import annotations

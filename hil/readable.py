@@ -17,6 +17,7 @@ from typing import Any
 from shoe_daemon.display.words import Words
 from shoe_daemon.money.display import format_money
 from shoe_daemon.money.houses import get_money_profile
+from shoe_daemon.report.text import commission_word
 
 OUTCOMES = {
     "banker": "{banco} wins",
@@ -95,7 +96,7 @@ def settlement_line(record: dict[str, Any], terms: Words | None = None) -> str:
         parts.append(f"{who} {told}")
     said = ", ".join(parts) if parts else "nothing staked"
     if Decimal(record["commission"]):
-        said += f"; commission {money(record['commission'])}"
+        said += f"; {commission_word(profile.name)} {money(record['commission'])}"
     bank = record.get("bank") or {}
     if bank.get("after") is not None and not bank.get("ends"):
         said += f"; the bank {money(bank['after'])}"

@@ -328,7 +328,7 @@ def test_demo_console_deals_on_enter_what_was_staked_on_the_console() -> None:
     assert settled and settled.group(1, 2) == ("1", "1")
     assert settled[3].startswith(f"{prime[0]} lost Fr. 300, {prime[1]} lost Fr. 200, "
                                  f"{prime[2]} lost Fr. 100, seat {turn} (bank) won Fr. 570; "
-                                 "commission Fr. 30; the bank Fr. "), settled[3]
+                                 "Taxe Fr. 30; the bank Fr. "), settled[3]
     told = summary(rest)
     assert told["Coups"] == "1: Banco 1"
     assert told["Settled"] == "1 (1 with stakes)"

@@ -20,6 +20,11 @@ SIDE_WORDS = {"bank": "the bank", "punters": "the punters", "punto": "{punto}",
               "colour_nine": "Colour Nine", "swiss_nine": "Swiss Nine", "house": "the casino"}
 
 
+def commission_word(profile: str) -> str:
+    """What the house calls its cut: "Taxe" at Baden, as 003 does; "commission" elsewhere."""
+    return "Taxe" if profile.startswith("baden") else "commission"
+
+
 def render(report: Mapping[str, Any], source: str) -> str:
     profile = get_money_profile(report["profile"])
     currency, locale = profile.currency.value, profile.locale.value
@@ -27,7 +32,7 @@ def render(report: Mapping[str, Any], source: str) -> str:
     def money(amount: str | None) -> str:
         return "-" if amount is None else format_money(Decimal(amount), currency, locale)
 
-    taxe = "Taxe" if profile.name.startswith("baden") else "commission"
+    taxe = commission_word(profile.name)
     display = report.get("display") or {}
     words = table_words(display.get("language"), display.get("terms"))
     span = report["range"]
