@@ -10,6 +10,8 @@ sends nothing new until that HELLO is acknowledged, so the host cannot take the 
 frames for the old stream's (protocol 1.1; `--proto 1.0` does not wait). While idle it sends
 HB at least once a second. On a pty, what it writes while no host has the port open is lost,
 as on a real line; `--deal-at-power-up` starts the croupier before any host answers.
+With `--deal-button PATH` the croupier waits before each coup's `BTN,DEAL` for a press on
+the shoe's DEAL button, a FIFO (hil/deal_button.py).
 
 Every byte written to the line goes to --capture (faults and resends included: replaying it
 with `shoe-daemon replay` gives the same results); the croupier's coup.result lines go to

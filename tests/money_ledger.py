@@ -76,7 +76,7 @@ class MoneyTable:
                  settings: dict[str, Any] | None = None, clock: Clock | None = None,
                  table: str = "T7", supervisor: bool = False,
                  disputed: frozenset[int] = frozenset(), reopen_disputed: bool = False,
-                 earlier: bool = False) -> None:
+                 earlier: bool = False, display: dict[str, str] | None = None) -> None:
         self.name = profile
         self.profile = get_money_profile(profile)
         self.settings = SETTINGS[profile] if settings is None else settings
@@ -101,7 +101,7 @@ class MoneyTable:
         with self._clock():
             self.ledger.append("daemon.start", {
                 "version": "test", "code_sha256": "0" * 64, "table": table,
-                "profile": profile, "config": {"money": dict(self.settings)}})
+                "profile": profile, "config": {"money": dict(self.settings), **(display or {})}})
 
     @contextmanager
     def _clock(self) -> Iterator[None]:

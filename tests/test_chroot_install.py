@@ -546,7 +546,7 @@ def test_the_demo_command_installs_what_it_needs_and_shows_coups(fresh: Path) ->
     threading.Thread(target=pour, args=(demo.stdout, lines), daemon=True).start()
     seen: list[str] = []
     try:
-        while sum(" punter " in line for line in seen) < 3:
+        while sum("   Punto " in line for line in seen) < 3:
             seen.append(lines.get(timeout=600).rstrip("\n"))
     finally:
         demo.send_signal(signal.SIGTERM)
@@ -554,7 +554,7 @@ def test_the_demo_command_installs_what_it_needs_and_shows_coups(fresh: Path) ->
         err = demo.stderr.read() if demo.stderr else ""
     shown = [line for line in seen if not line.startswith("setup: ")]
     assert shown[0].startswith("table display: http://127.0.0.1:"), seen
-    assert [line[:15] for line in shown if " punter " in line] == [
+    assert [line[:15] for line in shown if "   Punto " in line] == [
         "shoe 1 coup  1 ", "shoe 1 coup  2 ", "shoe 1 coup  3 "], seen
     assert rc == 0, err[-3000:]
     assert not (root / "usr/bin/chromium").exists()  # the demo needs no browser

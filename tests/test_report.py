@@ -27,6 +27,7 @@ from shoe_daemon.audit import keys
 from shoe_daemon.audit.export import export as write_export
 from shoe_daemon.audit.layout import iso
 from shoe_daemon.audit.ledger import Record
+from shoe_daemon.display.words import Words
 from shoe_daemon.report.cli import current_shift, ns, parse_shifts
 from shoe_daemon.service.cli import main
 from tests.money_ledger import SECOND, T0_NS, Clock, MoneyTable, records_of
@@ -349,6 +350,47 @@ def test_the_readable_text(baden: Path, capsys) -> None:
     hand = first["bank"][0]
     assert f"    {hand['holder']}: {hand['taken']}, Fr. " in text
     assert "Total: 2 shoe(s)" in text and "Suite at Fr. " in text
+    assert got["display"] == {"language": "en", "terms": "french"}  # the settings' default
+    assert said(coups_line(got["total"]["coups"], Words()), text)
+
+
+def coups_line(coups: dict[str, int], terms: Words) -> str:
+    """The report's line of the coups decided, worded here from the words file (up to the
+    voids and the coups cancelled)."""
+    told = ", ".join(f"{terms.term(term)} {coups[key]}" for key, term in (
+        ("banker", "banco"), ("punter", "punto"), ("egalite", "egalite")) if coups[key])
+    return f"  Coups             {coups['decided']}: {told}"
+
+
+def said(start: str, text: str) -> bool:
+    return any(line == start or line.startswith(start + ", ") for line in text.splitlines())
+
+
+def test_the_game_is_named_in_the_tables_terms_from_its_ledger_and_its_export(
+        tmp_path: Path, capsys) -> None:
+    """The table's display_language and display_terms, as its daemon.start recorded them,
+    word the report's game (the ledger's and an export's that begins after that record)."""
+    state = tmp_path / "state"
+    MoneyTable(state, "baden", seed=3, shoes=1, display={"display_language": "de",
+                                                         "display_terms": "language"}).run()
+    keys.keygen(state)
+    german = Words("de", "language")
+    code, text, err = report(capsys, "--state-dir", state, "--all")
+    assert code == 0, err
+    code, got, _ = report(capsys, "--state-dir", state, "--all", "--json")
+    assert got["display"] == {"language": "de", "terms": "language"}
+    assert said(coups_line(got["total"]["coups"], german), text)
+    assert "Spieler" in text and "Bank " in text
+    assert not any(word in text for word in ("Banco", "Punto", "égalité", "Égalité"))
+    records = records_of(state)
+    assert records[0].kind == "daemon.start"
+    write_export(state, tmp_path / "export", start_ns=records[40].wall_ns)
+    code, exported, err = report(capsys, tmp_path / "export")
+    assert code == 0, err
+    code, got, _ = report(capsys, tmp_path / "export", "--json")
+    assert got["display"] == {"language": "de", "terms": "language"}
+    assert said(coups_line(got["total"]["coups"], german), exported)
+    assert "Banco" not in exported and "Punto" not in exported
 
 
 def test_the_current_shift(tmp_path: Path, capsys) -> None:

@@ -123,6 +123,7 @@ class ExportBuilder:
                 "daemon_start_record": self.start.idx,
             },
             "daemon_starts": self.starts,
+            "display": _display(body),
             "records": {"first": self.first, "last": self.last,
                         "count": self.last - self.first + 1},
             "time": {
@@ -177,3 +178,12 @@ def staged(out: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _display(start: dict[str, Any]) -> dict[str, Any] | None:
+    """The table's display language and game terms as its daemon.start recorded them: what a
+    report from the export words the game in (docs/report.md)."""
+    config = start.get("config")
+    if not isinstance(config, dict):
+        return None
+    return {"language": config.get("display_language"), "terms": config.get("display_terms")}

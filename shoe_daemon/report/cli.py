@@ -134,7 +134,8 @@ def from_export(outdir: Path, public_key: Path | None, start_ns: int | None,
                 yield Record(**json.loads(line))
 
     span = _index_range(records(), start_ns, end_ns)
-    report = ShiftReport(*(span or (0, -1)), start_ns, end_ns, profile=manifest.get("profile"))
+    report = ShiftReport(*(span or (0, -1)), start_ns, end_ns, profile=manifest.get("profile"),
+                         display=manifest.get("display"))
     report.table = manifest.get("table")
     for record in records():
         report.feed(record)

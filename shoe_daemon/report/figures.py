@@ -23,6 +23,7 @@ from typing import Any
 
 from shoe_daemon.audit.layout import iso
 from shoe_daemon.audit.ledger import Record
+from shoe_daemon.display.words import table_words
 from shoe_daemon.game.houses import UnknownProfileError
 from shoe_daemon.game.results import OUTCOMES
 from shoe_daemon.game.rules import Game
@@ -35,6 +36,7 @@ Coup = tuple[int, int]
 VOIDED = ("void", "cancelled")
 #: The changes of a bank someone holds (an export that begins with one begins in his hand).
 HELD_CHANGES = ("settled", "schokolade", "garage", "suite", "new_shoe", "corrected")
+ENDING = ("settled", "suite")  # changes of a bank held that may leave it not held
 
 
 class ReportError(ValueError):
@@ -175,11 +177,13 @@ class ShiftReport:
     """Feed every record in order (`feed`), then `to_dict`."""
 
     def __init__(self, first: int, last: int, start_ns: int | None = None,
-                 end_ns: int | None = None, profile: str | None = None):
+                 end_ns: int | None = None, profile: str | None = None,
+                 display: Mapping[str, Any] | None = None):
         self.span = (first, last)  # the range's records, by index
         self.start_ns, self.end_ns = start_ns, end_ns  # the times asked, as asked
         self.profile: MoneyProfile | None = None
         self.table: str | None = None
+        self.display = display or {}  # the table's display_language and display_terms
         self._profile(profile)
         self.shoes: dict[int, ShoeFigures] = {}
         self.shoe: int | None = None  # the shoe in play
@@ -228,6 +232,10 @@ class ShiftReport:
         if kind == "daemon.start":
             self._profile(body.get("profile"))
             self.table = body.get("table", self.table)
+            config = body.get("config")
+            if isinstance(config, dict) and record.idx <= self.span[1]:  # as the range ran
+                self.display = {"language": config.get("display_language"),
+                                "terms": config.get("display_terms")}
         elif kind == "frame" and body.get("type") == "BTN" and body.get("fields", [None])[0] \
                 == "KEY" and len(body.get("fields", [])) > 1:
             badge = body.get("badge") if isinstance(body.get("badge"), dict) else {}
@@ -335,7 +343,10 @@ class ShiftReport:
             self._open(figures, self.bank.get("holder"), self.bank.get("partner"),
                        "held before the range", self.bank.get("amount"), record.idx)
         elif self.hand is None and self.bank is None and state is not None and \
-                change in HELD_CHANGES:  # an export's first record: the bank as it stood
+                change in HELD_CHANGES and (change in ENDING or state.get("phase") == "held"):
+            # an export's first record: the bank as it stood. A change that leaves the bank
+            # as it found it says whether one was held (a table's first new shoe finds it
+            # vacant: no hand was held before); a settlement or a Suite may have ended it.
             holder = body.get("who") if change == "suite" else (
                 (self.settlement or {}).get("bank") or {}).get("holder") \
                 if change == "settled" else state.get("holder")
@@ -446,8 +457,10 @@ class ShiftReport:
                 "offers": figures.offers, "voids": figures.voids,
                 "corrections": figures.corrections,
             })
+        words = table_words(self.display.get("language"), self.display.get("terms"))
         return {
             "table": self.table, "profile": profile.name, "game": profile.game.value,
+            "display": {"language": words.language, "terms": words.terms},
             "currency": {"code": c.code, "name": c.name},
             "range": {"from": None if self.start_ns is None else iso(self.start_ns),
                       "to": None if self.end_ns is None else iso(self.end_ns)},

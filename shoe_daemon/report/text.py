@@ -1,6 +1,7 @@
 """The shift report as the pit reads it: per shoe, then the whole range, amounts as the house
 writes them ("Fr. 1,170"), from the figures of `ShiftReport.to_dict` alone (so the text and
-`--json` never disagree)."""
+`--json` never disagree). The report is worded in English; the game's terms (Banco, Punto,
+Égalité) are the table's, from the words file in its recorded `display` (docs/report.md)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,20 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from shoe_daemon.display.words import Words, table_words
 from shoe_daemon.money.display import format_money
 from shoe_daemon.money.houses import get_money_profile
 
-OUTCOME_WORDS = (("banker", "banker"), ("punter", "punter"), ("egalite", "égalité"),
+OUTCOME_WORDS = (("banker", "{banco}"), ("punter", "{punto}"), ("egalite", "{egalite}"),
                  ("void", "void"), ("cancelled", "cancelled"))
-SIDE_WORDS = {"bank": "the bank", "punters": "the punters", "punto": "Punto",
-              "banco": "Banco", "egalite": "Egalité", "simple_nine": "Simple Nine",
+SIDE_WORDS = {"bank": "the bank", "punters": "the punters", "punto": "{punto}",
+              "banco": "{banco}", "egalite": "{egalite}", "simple_nine": "Simple Nine",
               "colour_nine": "Colour Nine", "swiss_nine": "Swiss Nine", "house": "the casino"}
+
+
+def commission_word(profile: str) -> str:
+    """What the house calls its cut: "Taxe" at Baden, as 003 does; "commission" elsewhere."""
+    return "Taxe" if profile.startswith("baden") else "commission"
 
 
 def render(report: Mapping[str, Any], source: str) -> str:
@@ -25,7 +32,9 @@ def render(report: Mapping[str, Any], source: str) -> str:
     def money(amount: str | None) -> str:
         return "-" if amount is None else format_money(Decimal(amount), currency, locale)
 
-    taxe = "Taxe" if profile.name.startswith("baden") else "commission"
+    taxe = commission_word(profile.name)
+    display = report.get("display") or {}
+    words = table_words(display.get("language"), display.get("terms"))
     span = report["range"]
     out = [f"Shift report: table {report['table'] or '?'}, {profile.name} "
            f"({currency.name}, {currency.code})",
@@ -38,22 +47,23 @@ def render(report: Mapping[str, Any], source: str) -> str:
             else "no coup decided"
         out.append(f"Shoe {shoe['shoe']} ({numbers}, {shoe['time']['earliest']} to "
                    f"{shoe['time']['latest']})")
-        out += _figures(shoe, money, taxe)
-        out += _bank(shoe, money)
+        out += _figures(shoe, money, taxe, words)
+        out += _bank(shoe, money, words)
         out += _voids(shoe, money)
         out += _corrections(shoe, money)
         out.append("")
     total = report["total"]
     out.append(f"Total: {total['shoes']} shoe(s)")
-    out += _figures(total, money, taxe)
+    out += _figures(total, money, taxe, words)
     out.append(f"  {'Voids':<18}{total['voids']}; corrections by a supervisor "
                f"{total['corrections']}")
     return "\n".join(out) + "\n"
 
 
-def _figures(part: Mapping[str, Any], money: Any, taxe: str) -> list[str]:
+def _figures(part: Mapping[str, Any], money: Any, taxe: str, words: Words) -> list[str]:
     coups = part["coups"]
-    told = ", ".join(f"{word} {coups[key]}" for key, word in OUTCOME_WORDS if coups[key])
+    told = ", ".join(f"{words.with_terms(word)} {coups[key]}" for key, word in OUTCOME_WORDS
+                     if coups[key])
     lines = [f"  {'Coups':<18}{coups['decided']}" + (f": {told}" if told else ""),
              f"  {'Settled':<18}{part['settled']} ({part['with_stakes']} with stakes)",
              f"  {'Staked':<18}{money(part['staked'])}",
@@ -63,7 +73,7 @@ def _figures(part: Mapping[str, Any], money: Any, taxe: str) -> list[str]:
         if name == "house":
             continue  # below, with the Taxe
         staked = f"staked {money(side['staked'])}, " if "staked" in side else ""
-        word = SIDE_WORDS.get(name, name)
+        word = words.with_terms(SIDE_WORDS.get(name, name))
         lines.append(f"  {word[0].upper() + word[1:]:<18}{staked}won {money(side['won'])}, "
                      f"lost {money(side['lost'])}, net {money(side['net'])}")
     if "house" in part:
@@ -73,7 +83,7 @@ def _figures(part: Mapping[str, Any], money: Any, taxe: str) -> list[str]:
     return lines
 
 
-def _bank(shoe: Mapping[str, Any], money: Any) -> list[str]:
+def _bank(shoe: Mapping[str, Any], money: Any, words: Words) -> list[str]:
     if not shoe["bank"] and not shoe["offers"]:
         return []
     lines = ["  The bank:"]
@@ -81,7 +91,7 @@ def _bank(shoe: Mapping[str, Any], money: Any) -> list[str]:
     for hand in shoe["bank"]:
         partner = f" with {hand['partner']}" if hand["partner"] else ""
         played = f"{_count(hand['coups'], 'coup')} ({hand['won']} won, {hand['lost']} lost, " \
-                 f"{hand['egalite']} égalité)"
+                 f"{hand['egalite']} {words.term('egalite')})"
         aside = "".join(f"; {word} {money(hand[key])}" for key, word in
                         (("schokolade", "Schokolade"), ("garage", "garage"))
                         if Decimal(hand[key]))

@@ -7,8 +7,11 @@ that it was, and why:
 - the table's retained `state`: its display's public view (shoe_daemon.display.view), which
   never holds a face-down card. A tile takes the coup's cards from it as they are, `null`
   for a covered card, and words from it (never an irregularity's detail text, which is not
-  in the view at all). A view older than the one the table's latest head names as current
-  is not shown (the page started after an old one was put back in the broker's place);
+  in the view at all). The game's terms on a tile (Banco, Punto, Égalité) are the table's:
+  the words file's in the language and terms its view names, so a tile's "Banco 7-5" and
+  its "Banco to play" say the same word. A view older than the one the table's latest head
+  names as current is not shown (the page started after an old one was put back in the
+  broker's place);
 - the table's retained `online` word (the link's last will says `offline`);
 - the table's retained `head` report (shoe_daemon.floor.head): its ledger's last record and
   its link's cursor, and its heartbeat, every few seconds;
@@ -53,6 +56,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from shoe_daemon.display.words import table_words
 from shoe_daemon.floor.head import Head, parse_head
 from shoe_daemon.floor.signing import Stamp
 from shoe_floor.chain import SERIOUS  # the floor refused something
@@ -160,11 +164,19 @@ def _road(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for c in cells if c["col"] >= first]
 
 
+def _terms(view: dict[str, Any]) -> dict[str, str]:
+    """The game's terms as the table names them: its view says its display's language and
+    the language of its terms; the words file (shoe_daemon/display/words.py) says them."""
+    words = table_words(view.get("language"), view.get("terms"))
+    return {name: words.term(name) for name in ("banco", "punto", "egalite")}
+
+
 def _game(view: dict[str, Any]) -> dict[str, Any]:
     """The part of the public view a tile shows: no more than the table's own display."""
     shoe, coup, history = view.get("shoe"), view.get("coup"), view.get("history") or {}
     hold = view.get("hold")
     return {
+        "terms": _terms(view),
         "name": view.get("table"),
         "house": view.get("house"),
         "profile": view.get("profile"),

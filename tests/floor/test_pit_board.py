@@ -25,10 +25,11 @@ S = 1_000_000_000
 class Table:
     """A coup machine and its display: the bytes the table publishes on its state topic."""
 
-    def __init__(self, profile: str = "baden", name: str = "t7"):
+    def __init__(self, profile: str = "baden", name: str = "t7", language: str = "en",
+                 terms: str = "french"):
         self.machine = CoupMachine(get_profile(profile))
         self.views: list[bytes] = []
-        self.display = TableDisplay(name, self.views.append)
+        self.display = TableDisplay(name, self.views.append, language, terms)
 
     def play(self, script: str) -> bytes:
         for message in parse_script(script):
@@ -81,6 +82,29 @@ def test_a_hold_is_shown_in_the_tables_words_never_its_detail():
     assert board.held() == {}
     board.state("t7", table.play("OK"), True, 4 * S)
     assert tile(board)["hold"] is None and tile(board)["lamp"] == "ready"
+
+
+def test_a_tile_names_the_game_in_its_tables_own_terms():
+    """Each table's language and terms, as its view says them: the tile's terms and its state
+    words are the same word ("Bank" beside "Bank ist am Zug"), table by table."""
+    german, chinese, french = (Table("baden", "t7", "de", "language"),
+                               Table("baden-punto-banco", "t8", "zh", "language"),
+                               Table("clermont-2015", "t9", "en", "french"))
+    board = Board()
+    board.state("t7", german.play("SHOE DEAL 3C 2D 4H 3S"), True, 1 * S)  # the bank to play
+    board.state("t8", chinese.play("SHOE DEAL 3C 2D 4H 3S"), True, 1 * S)
+    board.state("t9", french.play("SHOE DEAL 3C 2D 4H 3S STAND"), True, 1 * S)
+    for table, (language, terms) in {"t7": ("de", "language"), "t8": ("zh", "language"),
+                                     "t9": ("en", "french")}.items():
+        words = Words(language, terms)
+        t = tile(board, table)
+        assert t["terms"] == {name: words.term(name) for name in ("banco", "punto", "egalite")}
+        assert t["state_words"] == words[f"state.{t['state']}"]
+    assert tile(board, "t7")["terms"]["banco"] == "Bank"
+    assert tile(board, "t7")["state_words"] == "Bank ist am Zug"
+    assert tile(board, "t8")["terms"]["banco"] == "庄"
+    assert tile(board, "t9")["terms"] == {"banco": "Banco", "punto": "Punto",
+                                          "egalite": "Égalité"}
 
 
 def test_the_lamp_follows_the_public_state():

@@ -456,6 +456,27 @@ def test_a_burst_of_news_for_one_tile_shows_its_latest(board_server, browser):
     page.close()
 
 
+def test_each_tile_names_the_game_as_its_table_does(board_server, browser):
+    """The table's display language and terms, from its view: the tile's outcome and its state
+    words say the same word, and a table beside it in French terms says its own."""
+    german, french = Table(name="t1", language="de", terms="language"), Table(name="t2")
+    post_state(board_server, "t1", german.play("SHOE DEAL 3C 2D 4H 3S"))  # the bank to play
+    post_state(board_server, "t2", french.play("SHOE DEAL 3C 2D 4H 3S"))
+    page = open_page(browser, board_server.url)
+    wait_text(page, "t1", "Bank ist am Zug")
+    wait_text(page, "t2", "Banco to play")
+    post_state(board_server, "t1", german.play("9C"))  # the bank draws 9: Spieler 7 to 4
+    post_state(board_server, "t2", french.play("9C"))
+    wait_text(page, "t1", "Spieler 7\u20134")
+    wait_text(page, "t2", "Punto 7\u20134")
+    sides = page.eval_on_selector_all(f"{tile(page, 't1')} .coup .side",
+                                      "(nodes) => nodes.map((n) => n.textContent)")
+    assert sides == ["S", "B"]  # Spieler, Bank
+    text = tile_text(page, "t1")
+    assert "Punto" not in text and "Banco" not in text and "Punter" not in text
+    page.close()
+
+
 def test_shoe_floor_serve_runs_from_its_config(games, collector, pit_toml):
     collector()
     table = games("t1", "baden", seed=31).connect()

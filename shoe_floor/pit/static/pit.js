@@ -13,10 +13,10 @@
 
 const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const RANKS = { T: "10" };
-const SIDES = {
-  "chemin-de-fer": { punter: "Punter", banker: "Banker", p: "P", b: "B" },
-  "punto-banco": { punter: "Punto", banker: "Banco", p: "P", b: "B" },
-};
+// The game's terms are the table's own (the tile's `terms`, from the words file in the
+// table's language): the same word as its state's.
+const FRENCH = { banco: "Banco", punto: "Punto", egalite: "\u00c9galit\u00e9" };
+const terms = (t) => t.terms || FRENCH;
 const LAMPS = { ready: "READY", waiting: "WAITING", hold: "HOLD", offline: "OFFLINE",
                 unknown: "NO STATE" };
 // Why a message of the table's was not shown (the check's alarm kinds, docs/floor.md).
@@ -98,9 +98,9 @@ function hand(h, side, label) {
 function outcomeWords(coup, names) {
   const p = coup.punter, b = coup.banker;
   switch (coup.outcome) {
-    case "banker": return names.banker + " " + b.total + "\u2013" + p.total;
-    case "punter": return names.punter + " " + p.total + "\u2013" + b.total;
-    case "egalite": return "\u00c9galit\u00e9 " + p.total;
+    case "banker": return names.banco + " " + b.total + "\u2013" + p.total;
+    case "punter": return names.punto + " " + p.total + "\u2013" + b.total;
+    case "egalite": return names.egalite + " " + p.total;
     case "cancelled": return "Cancelled";
     case "void": return "Void";
     default: return "";
@@ -148,7 +148,7 @@ function drawShoe(node, t) {
 }
 
 function drawState(node, t) {
-  const names = SIDES[t.game] || SIDES["chemin-de-fer"];
+  const names = terms(t);
   node.replaceChildren(el("span", "words", t.hold ? t.hold.words : (t.state_words || "")));
   if (t.coup && t.coup.outcome) {
     node.append(el("span", "outcome " + t.coup.outcome, outcomeWords(t.coup, names)));
@@ -156,9 +156,9 @@ function drawState(node, t) {
 }
 
 function drawCoup(node, t) {
-  const names = SIDES[t.game] || SIDES["chemin-de-fer"];
-  node.replaceChildren(...(t.coup ? [...hand(t.coup.punter, "p", names.p),
-                                     ...hand(t.coup.banker, "b", names.b)] : []));
+  const names = terms(t);
+  node.replaceChildren(...(t.coup ? [...hand(t.coup.punter, "p", names.punto.charAt(0)),
+                                     ...hand(t.coup.banker, "b", names.banco.charAt(0))] : []));
 }
 
 function drawAlert(line, t) {
@@ -214,10 +214,10 @@ function drawFoot(f, t) {
 const PARTS = [
   ["top", (t) => [t.name, t.house, t.table, t.lamp, t.unverified], drawTop],
   ["shoe", (t) => [t.shoe, t.coup ? t.coup.number : null, Boolean(t.state)], drawShoe],
-  ["state", (t) => [t.game, t.hold ? t.hold.words : t.state_words,
+  ["state", (t) => [t.terms, t.hold ? t.hold.words : t.state_words,
                     t.coup && t.coup.outcome ? [t.coup.outcome, t.coup.punter, t.coup.banker]
                                              : null], drawState],
-  ["coup", (t) => [t.game, t.coup ? [t.coup.punter, t.coup.banker] : null], drawCoup],
+  ["coup", (t) => [t.terms, t.coup ? [t.coup.punter, t.coup.banker] : null], drawCoup],
   ["alert", (t) => [t.lamp === "offline", t.online_since, t.hold, t.notices], drawAlert],
   ["beads", (t) => t.results || [], drawBeads],
   ["road", null, null],
