@@ -179,22 +179,28 @@ class Touch:
             ".map((tr) => [...tr.children].map((td) => td.textContent))"))
 
     def recall(self, coups: int) -> dict[int, dict[str, Any]]:
-        """Every coup's money as the recall tells it, read on the page."""
+        """Every coup as the recall tells it, read on the page: its outcome, the hands'
+        cards (punter's, banker's), the stakes and the settlement's lines."""
         self.tap("#tab-recall")
         self.wait(f"document.querySelectorAll('#recall-list .told').length === {coups}")
         told = self.page.evaluate("""[...document.querySelectorAll('#recall-list .told')]
           .map((t) => ({coup: Number(t.dataset.coup), outcome: t.dataset.outcome,
             stakes: [...t.querySelectorAll('.recall-stakes li')].map((li) => li.textContent),
             lines: [...t.querySelectorAll('.recall-settlement li')].map((li) => li.textContent),
+            hands: [...t.querySelectorAll(':scope > .row .hand')].map((h) =>
+              [...h.querySelectorAll('.card')].map((c) => c.dataset.code || null)),
             head: [...t.querySelectorAll('.money h4')].map((h) => h.textContent)}))""")
         self.tap("#tab-table")
         return {t["coup"]: t for t in told}
 
 
 @contextmanager
-def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: str,
-                size: str) -> Iterator[Touch]:
-    """The daemon, the shoe waiting on its DEAL button, a touch screen signed in as bob."""
+def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: str | None,
+                size: str, *, seed: int = 3, packs: int | None = None) -> Iterator[Touch]:
+    """The daemon, the shoe waiting on its DEAL button, a touch screen signed in as bob.
+
+    The shoe plays `script`, or with None deals a whole shoe of `packs` packs from `seed`
+    (its ground truth is `hil.dealer.deal_shoes(profile, 1, seed, packs=packs)`)."""
     people_by_cli(tmp / "state")
     config = tmp / "shoe-daemon.toml"
     config.write_text(money)
@@ -208,11 +214,13 @@ def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: s
     try:
         page = context.new_page()
         url = console_url(tmp, daemon)
-        (tmp / "script.txt").write_text(script)
         button = tmp / "deal"
-        shoe, _ = start_shoe(tmp, profile, seed=3, extra=[
-            "--script", str(tmp / "script.txt"), "--deal-button", str(button),
-            "--linger", "120"])
+        dealt = ["--linger", "120"]
+        if script is not None:
+            (tmp / "script.txt").write_text(script)
+            dealt += ["--script", str(tmp / "script.txt")]
+        shoe, _ = start_shoe(tmp, profile, seed=seed, packs=packs, deal_button=button,
+                             extra=dealt)
         page.goto(url)
         touch = Touch(page, tmp, button, size)
         touch.wait("!!document.querySelector('#people [data-person]')")

@@ -1,0 +1,256 @@
+"""Whole shoes played on the console page by touch alone at the two screens a table has (10"
+1280x800, the Pi's 7" 800x480): each house's dealt shoe from its `BTN,SHOE` to the cut card's
+last coup, by the simulated shoe (one pack, seeded, tests/console_touch.py), its DEAL button
+pressed as the croupier presses the shoe's.
+
+The test knows the shoe from its ground truth (`hil.dealer.deal_shoes`, the seed the shoe
+deals from) and plans its stakes by it: 003's worked example on the first coup, which the
+bank wins; something staked on every coup so money moves each time; the bank followed as it
+passes (the page offers the next place and the test takes the bank there). Every coup: taps
+only, `on_screen` after each step, the settlement read on the page; at the end the recall of
+every coup read on the page and compared with the ground truth's cards and outcome, and every
+settlement the page showed compared with the ledger's `money.settlement`.
+
+- Baden: 003's worked example (bank Fr. 800, the Ponte's Fr. 600 from places 3, 5 and 7 in
+  Prime order: Taxe Fr. 30, the new bank Fr. 1,170, Fr. 200 set aside as Schokolade).
+- Zoppot: an outsider, standing behind the seated players, stakes every third coup.
+- The Clermont Club: a stake placed over the line every other coup.
+- Punto Banco: the Swiss Nine bets (Simple Nine on the coups it wins, the others lost) beside
+  Banco, Punto and Égalité.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from hil.dealer import deal_shoes
+from shoe_daemon.audit.ledger import Ledger
+from shoe_daemon.game.rules import swiss_nine
+from tests.console_touch import SIZES, Touch, on_screen, touch_table
+from tests.test_display_browser import launch
+
+SEED = 7  # every house's one-pack shoe: 10 coups, the bank wins the first, no short coup
+PACKS = 1
+STAYED = " (stays from the \u00e9galit\u00e9)"  # the stakes list's note on a bet carried
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+def truth(profile: str) -> list[dict[str, Any]]:
+    """The coups the shoe will deal, as its croupier's ground truth tells them."""
+    results = deal_shoes(profile, 1, SEED, packs=PACKS).results
+    assert [r["irregularities"] for r in results] == [[]] * len(results)
+    return results
+
+
+def figure(text: str) -> Decimal:
+    """A figure as the page writes it ("1,170") read back."""
+    return Decimal(text.replace(",", "").replace("\u2019", "").replace("'", ""))
+
+
+def prime_order(t: Touch) -> list[int]:
+    """The punters' places in Prime order, as the page shows them."""
+    line = t.text("#prime-line")
+    return [int(n) for n in line.split(":", 1)[1].split("\u00b7")]
+
+
+def settled_by_the_ledger(state: Path) -> dict[int, dict[str, Any]]:
+    records = Ledger(state)
+    try:
+        return {r.body["coup"]: r.body for r in records.records(kinds=("money.settlement",))}
+    finally:
+        records.close()
+
+
+def same_money(shown: dict[int, list[list[str]]], ledger: dict[int, dict[str, Any]]) -> None:
+    """Every settlement the page showed has the ledger's figures, line by line in its order."""
+    assert sorted(shown) == sorted(ledger)
+    for coup, rows in shown.items():
+        lines = ledger[coup]["lines"]
+        assert [(figure(r[2]), figure(r[4])) for r in rows] == [
+            (Decimal(line["staked"]), Decimal(line["paid"])) for line in lines], coup
+        assert [r[0].lower() for r in rows if r[0].lower().startswith(("seat ", "box "))] == [
+            line["who"] for line in lines if line["who"].startswith(("seat ", "box "))], coup
+
+
+def same_coups(told: dict[int, dict[str, Any]], dealt: list[dict[str, Any]],
+               staked: dict[int, list[str]], shown: dict[int, list[list[str]]]) -> None:
+    """The recall of every coup: the truth's cards and outcome, the stakes and as many
+    settlement lines as the page showed when it was settled."""
+    assert sorted(told) == [r["coup"] for r in dealt]
+    for r in dealt:
+        coup = told[r["coup"]]
+        assert coup["outcome"] == r["outcome"], r["coup"]
+        assert coup["hands"] == [r["punter"]["cards"], r["banker"]["cards"]], r["coup"]
+        # A bet that stayed from an égalité is the round's like any other in the recall.
+        assert coup["stakes"] == [s.removesuffix(STAYED) for s in staked[r["coup"]]], r["coup"]
+        assert len(coup["lines"]) == len(shown[r["coup"]]), r["coup"]
+
+
+Plan = Callable[[Touch, dict[str, Any], list[int]], None]
+
+
+def whole_shoe(browser: Browser, tmp: Path, profile: str, money: str, size: str,
+               seated: tuple[int, ...], bank: Callable[[int], str], plan: Plan) -> None:
+    """A whole shoe: seat the players, then each coup the bank (taken when the page offers
+    it), the plan's stakes, the DEAL, the settlement; the recall and the ledger at the end."""
+    dealt = truth(profile)
+    shown: dict[int, list[list[str]]] = {}
+    staked: dict[int, list[str]] = {}
+    started = time.monotonic()
+    with touch_table(browser, tmp, profile, money, None, size, seed=SEED, packs=PACKS) as t:
+        if seated:
+            t.sit(*seated)
+            on_screen(t.page)
+        for r in dealt:
+            n = r["coup"]
+            punters: list[int] = []
+            if seated:
+                if t.page.get_attribute("#bank-line", "data-phase") == "vacant":
+                    t.take_bank(bank(n))  # the player in turn, offered by the page
+                    on_screen(t.page)
+                punters = prime_order(t)
+            plan(t, r, punters)
+            staked[n] = t.texts("#stakes-list li > span")
+            assert staked[n], f"coup {n}: nothing staked"
+            on_screen(t.page)
+            t.deal(n)
+            shown[n] = t.settlement()
+            on_screen(t.page)
+            if n in (1, len(dealt)):
+                t.shot(f"{profile}-coup-{n}")
+        told = t.recall(len(dealt))
+        on_screen(t.page)
+    print(f"{profile} whole shoe at {size}: {len(dealt)} coups, {t.taps} taps, "
+          f"{time.monotonic() - started:.1f} s")
+    same_coups(told, dealt, staked, shown)
+    same_money(shown, settled_by_the_ledger(tmp / "state"))
+
+
+BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_whole_shoe_at_baden_with_003s_worked_example(tmp_path, browser, size):
+    dealt = truth("baden")
+    assert dealt[0]["outcome"] == "banker"  # the worked example's coup: the bank wins
+
+    def plan(t: Touch, r: dict[str, Any], punters: list[int]) -> None:
+        if r["coup"] == 1:
+            assert t.text("#bank-line") == "Banque Fr. 800 \u00b7 Seat 1"
+            assert punters == [2, 3, 5, 7]  # Prime order from the banker's right
+            t.stake(3, "300")
+            t.stake(5, "200")
+            t.stake(7, "100")
+            return
+        if r["coup"] == 2:  # coup 1's settlement, still on the page: the worked example
+            assert t.settlement() == [
+                ["Seat 3", "General game", "300", "lost", "0"],
+                ["Seat 5", "General game", "200", "lost", "0"],
+                ["Seat 7", "General game", "100", "lost", "0"],
+                ["Seat 1", "Bank", "800", "won", "0"]]
+            # 003: "Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich
+            # Taxe": 2 x 600 - 30 = 1,170; the Fr. 200 not staked against is set aside.
+            assert t.text("#settlement-sums") == (
+                "Commission Fr. 30 \u00b7 the bank is Fr. 1,170 \u00b7 "
+                "Fr. 200 set aside as Schokolade")
+            assert t.text("#bank-line") == "Banque Fr. 1,170 \u00b7 Seat 1"
+        t.stake(punters[0], "100")
+        t.stake(punters[-1], "50")
+
+    whole_shoe(browser, tmp_path, "baden", BADEN, size, (1, 2, 3, 5, 7),
+               lambda n: "800" if n == 1 else "300", plan)
+
+
+ZOPPOT = '[money]\ncommission_percent = 5\n'
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_whole_shoe_at_zoppot_with_outsiders(tmp_path, browser, size):
+    outsiders = iter("ABCDEFGH")
+
+    def plan(t: Touch, r: dict[str, Any], punters: list[int]) -> None:
+        t.stake(punters[0], "50")
+        if r["coup"] % 3 == 1:  # an outsider, standing behind the seated players
+            name = next(outsiders)
+            before = len(t.texts("#stakes-list li"))
+            t.tap("#plays [data-kind='outsider']")
+            t.tap("#outsider")
+            t.page.keyboard.type(name)
+            t.tap("#outsider-go")
+            assert t.text("#chosen") == f"Outsider {name}"
+            t.chips("20")
+            t.play("[data-kind='stake']:not([data-over])", before)
+            assert t.texts("#stakes-list li > span")[-1] == (
+                f"Outsider {name} \u00b7 Outsider's stake \u00b7 20 Guildens")
+        else:
+            t.stake(punters[-1], "20")
+
+    whole_shoe(browser, tmp_path, "zoppot-1934", ZOPPOT, size, (1, 2, 3, 4),
+               lambda n: "200", plan)
+
+
+CLERMONT = '[money]\nmin_bank = 100\nmin_stake = 10\nmax_stake = 5000\n'
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_whole_shoe_at_the_clermont_club_with_a_stake_over_the_line(tmp_path, browser,
+                                                                     size):
+    def plan(t: Touch, r: dict[str, Any], punters: list[int]) -> None:
+        t.stake(punters[0], "100")
+        if r["coup"] % 2 == 1:
+            # 001: "Stakes placed over the line are worth half their value."
+            t.stake(punters[1], "100", "[data-kind='stake'][data-over]")
+            assert t.texts("#stakes-list li > span")[-1] == (
+                f"Seat {punters[1]} \u00b7 General game \u00b7 \u00a3100 (over the line)")
+        else:
+            t.stake(punters[1], "50")
+
+    # 001: "To begin the game at least six players must be sitting".
+    whole_shoe(browser, tmp_path, "clermont-2015", CLERMONT, size, (1, 2, 3, 4, 5, 6),
+               lambda n: "500", plan)
+
+
+PUNTO_BANCO = ('[money]\nmin_stake = 10\nmax_stake = 5000\nnine_min_stake = 5\n'
+               'nine_max_stake = 100\n')
+NINES = ("simple_nine", "colour_nine", "swiss_nine")
+
+
+def bet(t: Touch, box: int, figure: str, play: str) -> None:
+    before = len(t.texts("#stakes-list li"))
+    t.choose(f"#seats [data-box='{box}']")
+    t.chips(figure)
+    t.play(f"[data-play='{play}']", before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_whole_shoe_of_punto_banco_with_the_swiss_nine_bets(tmp_path, browser, size):
+    dealt = truth("baden-punto-banco")
+    wins = {r["coup"] for r in dealt if swiss_nine(r["banker"]["cards"][:2])}
+    assert wins  # a Simple Nine in the shoe: the bet on it is paid 19 times
+
+    def plan(t: Touch, r: dict[str, Any], punters: list[int]) -> None:
+        n = r["coup"]
+        if n == 1 or dealt[n - 2]["outcome"] != "egalite":  # else they stay from it
+            bet(t, 1, "100", "banco" if n % 2 else "punto")
+            bet(t, 2, "50", "punto" if n % 2 else "banco")
+        # The Swiss Nine bets: the Simple Nine on the coups it wins, the others in turn.
+        bet(t, 3, "10", "simple_nine" if n in wins else NINES[n % 3])
+        if n % 4 == 0:
+            bet(t, 4, "10", "egalite")
+
+    whole_shoe(browser, tmp_path, "baden-punto-banco", PUNTO_BANCO, size, (),
+               lambda n: "", plan)
