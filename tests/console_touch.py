@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.console_support import people_by_cli
 from tests.test_display_browser import SHOTS, wait_until
 
 SIZES = {"10in": (1280, 800), "7in": (800, 480)}
+STAYED = " (stays from the \u00e9galit\u00e9)"  # the stakes list's note on a bet carried
 
 # What a coup needs, each wholly on the screen when shown and its text not cut (a place's
 # Prime badge sits over its edge on purpose: its words are checked instead).
@@ -162,10 +164,22 @@ class Touch:
 
     def stake(self, place: int, figure: str, play: str = "[data-kind='stake']:not([data-over])"
               ) -> None:
-        before = len(self.texts("#stakes-list li"))
-        self.choose(f"#seats [data-seat='{place}']")
-        self.chips(figure)
-        self.play(play, before)
+        self.placed(f"Seat {place}", lambda before: (
+            self.choose(f"#seats [data-seat='{place}']"), self.chips(figure),
+            self.play(play, before)))
+
+    def stakes(self) -> list[str]:
+        """The stakes list's lines, a bet that stays from an égalité as the bet it was (the
+        page notes it once the next round opens)."""
+        return [line.removesuffix(STAYED) for line in self.texts("#stakes-list li > span")]
+
+    def placed(self, who: str, touches: Callable[[int], object]) -> None:
+        """The touches that place one stake (given how many the list holds), and the one
+        line they added to the stakes list is `who`'s."""
+        before = Counter(self.stakes())
+        touches(sum(before.values()))
+        added = Counter(self.stakes()) - before
+        assert [line.split(" \u00b7 ")[0] for line in added.elements()] == [who], added
 
     def deal(self, coup: int) -> None:
         """The croupier presses the shoe's DEAL: the coup is dealt and settled."""

@@ -21,6 +21,7 @@ settlement the page showed compared with the ledger's `money.settlement`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -33,12 +34,11 @@ from playwright.sync_api import Browser, sync_playwright
 from hil.dealer import deal_shoes
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.game.rules import swiss_nine
-from tests.console_touch import SIZES, Touch, on_screen, touch_table
+from tests.console_touch import SIZES, STAYED, Touch, on_screen, touch_table
 from tests.test_display_browser import launch
 
 SEED = 7  # every house's one-pack shoe: 10 coups, the bank wins the first, no short coup
 PACKS = 1
-STAYED = " (stays from the \u00e9galit\u00e9)"  # the stakes list's note on a bet carried
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,14 @@ def truth(profile: str) -> list[dict[str, Any]]:
 
 def figure(text: str) -> Decimal:
     """A figure as the page writes it ("1,170") read back."""
-    return Decimal(text.replace(",", "").replace("\u2019", "").replace("'", ""))
+    return Decimal(text.replace(",", ""))
+
+
+def figures(text: str) -> list[Decimal]:
+    """The figures in a line the page wrote ("Commission Fr. 30 · the bank is Fr. 1,170"),
+    each with its sign ("net -Fr. 190")."""
+    return [Decimal(sign + number.replace(",", "")) for sign, number
+            in re.findall(r"(-?)[^\d\s-]*\s?(\d[\d,]*(?:\.\d+)?)", text)]
 
 
 def prime_order(t: Touch) -> list[int]:
@@ -75,21 +82,46 @@ def settled_by_the_ledger(state: Path) -> dict[int, dict[str, Any]]:
         records.close()
 
 
-def same_money(shown: dict[int, list[list[str]]], ledger: dict[int, dict[str, Any]]) -> None:
-    """Every settlement the page showed has the ledger's figures, line by line in its order."""
+def shown_as(who: str) -> str:
+    """A player's key in the money's records ("seat 2", "outsider A", "box 3", "house") as
+    the page names him."""
+    return "The house" if who == "house" else who[0].upper() + who[1:]
+
+
+def same_money(shown: dict[int, list[list[str]]], sums: dict[int, str],
+               told: dict[int, dict[str, Any]], ledger: dict[int, dict[str, Any]]) -> None:
+    """Every settlement the page showed, and the recall's of it, has the ledger's figures,
+    line by line in its order: who, staked, result, paid (the recall: paid and net), the
+    commission and the bank after it."""
     assert sorted(shown) == sorted(ledger)
     for coup, rows in shown.items():
-        lines = ledger[coup]["lines"]
-        assert [(figure(r[2]), figure(r[4])) for r in rows] == [
-            (Decimal(line["staked"]), Decimal(line["paid"])) for line in lines], coup
-        assert [r[0].lower() for r in rows if r[0].lower().startswith(("seat ", "box "))] == [
-            line["who"] for line in lines if line["who"].startswith(("seat ", "box "))], coup
+        settled = ledger[coup]
+        lines = settled["lines"]
+        assert [(r[0], figure(r[2]), r[3], figure(r[4])) for r in rows] == [
+            (shown_as(line["who"]), Decimal(line["staked"]), line["result"],
+             Decimal(line["paid"])) for line in lines], coup
+        bank = settled.get("bank")
+        said = sums[coup].split(" \u00b7 ")
+        expected = [[Decimal(settled["commission"])]]
+        if bank and bank["ends"]:
+            assert said[1].endswith(shown_as(bank["passes_to"])), (coup, said)
+            said.pop(1)
+        elif bank:
+            expected.append([Decimal(bank["after"])])
+        if bank and Decimal(bank.get("set_aside") or 0) > 0:  # Baden's Schokolade
+            expected.append([Decimal(bank["set_aside"])])
+        elif bank and not bank["ends"] and Decimal(bank["uncovered"]) > 0:
+            expected.append([Decimal(bank["uncovered"])])  # not staked against
+        assert [figures(part) for part in said] == expected, (coup, said)
+        recalled = [figures(line.rsplit(": ", 1)[1]) for line in told[coup]["lines"]]
+        assert recalled == [[Decimal(line["paid"]), Decimal(line["net"])] for line in lines], \
+            coup
 
 
 def same_coups(told: dict[int, dict[str, Any]], dealt: list[dict[str, Any]],
-               staked: dict[int, list[str]], shown: dict[int, list[list[str]]]) -> None:
-    """The recall of every coup: the truth's cards and outcome, the stakes and as many
-    settlement lines as the page showed when it was settled."""
+               staked: dict[int, list[str]]) -> None:
+    """The recall of every coup: the truth's cards and outcome, and the stakes the page
+    showed before its DEAL."""
     assert sorted(told) == [r["coup"] for r in dealt]
     for r in dealt:
         coup = told[r["coup"]]
@@ -97,7 +129,6 @@ def same_coups(told: dict[int, dict[str, Any]], dealt: list[dict[str, Any]],
         assert coup["hands"] == [r["punter"]["cards"], r["banker"]["cards"]], r["coup"]
         # A bet that stayed from an égalité is the round's like any other in the recall.
         assert coup["stakes"] == [s.removesuffix(STAYED) for s in staked[r["coup"]]], r["coup"]
-        assert len(coup["lines"]) == len(shown[r["coup"]]), r["coup"]
 
 
 Plan = Callable[[Touch, dict[str, Any], list[int]], None]
@@ -109,26 +140,36 @@ def whole_shoe(browser: Browser, tmp: Path, profile: str, money: str, size: str,
     it), the plan's stakes, the DEAL, the settlement; the recall and the ledger at the end."""
     dealt = truth(profile)
     shown: dict[int, list[list[str]]] = {}
+    sums: dict[int, str] = {}
     staked: dict[int, list[str]] = {}
     started = time.monotonic()
     with touch_table(browser, tmp, profile, money, None, size, seed=SEED, packs=PACKS) as t:
         if seated:
             t.sit(*seated)
             on_screen(t.page)
+        punters_before: list[int] = []
         for r in dealt:
             n = r["coup"]
             punters: list[int] = []
             if seated:
-                if t.page.get_attribute("#bank-line", "data-phase") == "vacant":
-                    t.take_bank(bank(n))  # the player in turn, offered by the page
+                # The bank is taken at the first coup and after each the bank lost, by the
+                # player in turn the page offers: the first in the last Prime order.
+                vacant = n == 1 or dealt[n - 2]["outcome"] == "punter"
+                assert (t.page.get_attribute("#bank-line", "data-phase") == "vacant") is vacant
+                if vacant:
+                    in_turn = f"Seat {punters_before[0] if punters_before else seated[0]}"
+                    assert t.text("#chosen") == in_turn, n
+                    t.take_bank(bank(n))
+                    assert t.text("#bank-line").endswith(f"\u00b7 {in_turn}"), n
                     on_screen(t.page)
-                punters = prime_order(t)
+                punters = punters_before = prime_order(t)
             plan(t, r, punters)
             staked[n] = t.texts("#stakes-list li > span")
             assert staked[n], f"coup {n}: nothing staked"
             on_screen(t.page)
             t.deal(n)
             shown[n] = t.settlement()
+            sums[n] = t.text("#settlement-sums")
             on_screen(t.page)
             if n in (1, len(dealt)):
                 t.shot(f"{profile}-coup-{n}")
@@ -136,8 +177,8 @@ def whole_shoe(browser: Browser, tmp: Path, profile: str, money: str, size: str,
         on_screen(t.page)
     print(f"{profile} whole shoe at {size}: {len(dealt)} coups, {t.taps} taps, "
           f"{time.monotonic() - started:.1f} s")
-    same_coups(told, dealt, staked, shown)
-    same_money(shown, settled_by_the_ledger(tmp / "state"))
+    same_coups(told, dealt, staked)
+    same_money(shown, sums, told, settled_by_the_ledger(tmp / "state"))
 
 
 BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
@@ -186,14 +227,17 @@ def test_a_whole_shoe_at_zoppot_with_outsiders(tmp_path, browser, size):
         t.stake(punters[0], "50")
         if r["coup"] % 3 == 1:  # an outsider, standing behind the seated players
             name = next(outsiders)
-            before = len(t.texts("#stakes-list li"))
-            t.tap("#plays [data-kind='outsider']")
-            t.tap("#outsider")
-            t.page.keyboard.type(name)
-            t.tap("#outsider-go")
-            assert t.text("#chosen") == f"Outsider {name}"
-            t.chips("20")
-            t.play("[data-kind='stake']:not([data-over])", before)
+
+            def outsider(before: int) -> None:
+                t.tap("#plays [data-kind='outsider']")
+                t.tap("#outsider")
+                t.page.keyboard.type(name)
+                t.tap("#outsider-go")
+                assert t.text("#chosen") == f"Outsider {name}"
+                t.chips("20")
+                t.play("[data-kind='stake']:not([data-over])", before)
+
+            t.placed(f"Outsider {name}", outsider)
             assert t.texts("#stakes-list li > span")[-1] == (
                 f"Outsider {name} \u00b7 Outsider's stake \u00b7 20 Guildens")
         else:
@@ -230,10 +274,9 @@ NINES = ("simple_nine", "colour_nine", "swiss_nine")
 
 
 def bet(t: Touch, box: int, figure: str, play: str) -> None:
-    before = len(t.texts("#stakes-list li"))
-    t.choose(f"#seats [data-box='{box}']")
-    t.chips(figure)
-    t.play(f"[data-play='{play}']", before)
+    t.placed(f"Box {box}", lambda before: (
+        t.choose(f"#seats [data-box='{box}']"), t.chips(figure),
+        t.play(f"[data-play='{play}']", before)))
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -244,11 +287,15 @@ def test_a_whole_shoe_of_punto_banco_with_the_swiss_nine_bets(tmp_path, browser,
 
     def plan(t: Touch, r: dict[str, Any], punters: list[int]) -> None:
         n = r["coup"]
-        if n == 1 or dealt[n - 2]["outcome"] != "egalite":  # else they stay from it
+        after_egalite = n > 1 and dealt[n - 2]["outcome"] == "egalite"
+        if not after_egalite:  # else the Punto and Banco bets stay from it
             bet(t, 1, "100", "banco" if n % 2 else "punto")
             bet(t, 2, "50", "punto" if n % 2 else "banco")
         # The Swiss Nine bets: the Simple Nine on the coups it wins, the others in turn.
         bet(t, 3, "10", "simple_nine" if n in wins else NINES[n % 3])
+        if after_egalite:
+            assert [line.endswith(STAYED) for line in t.texts("#stakes-list li > span")
+                    ][:2] == [True, True]
         if n % 4 == 0:
             bet(t, 4, "10", "egalite")
 
