@@ -2,10 +2,10 @@
 1280x800, the Pi's 7" 800x480), against the real daemon and the simulated shoe, whose DEAL
 button the test presses as the croupier presses the shoe's (tests/console_touch.py).
 
-Each shoe is a scripted shoe of three coups (a whole dealt shoe is about 80 coups: some
-minutes a screen): enough for each house's money to move as it does through a shoe, the bank
-passing, stakes placed and lost and won. After every step nothing a coup needs is off the
-screen or cut and nothing scrolls; at the end the recall of every coup is read on the page.
+Each shoe is a scripted shoe of three coups, its figures asserted one by one: the bank
+passing, stakes placed and lost and won (whole dealt shoes: tests/test_console_whole_shoes.py).
+After every step nothing a coup needs is off the screen or cut and nothing scrolls; at the end
+the recall of every coup is read on the page.
 
 - Baden: 003's worked example inside it (bank Fr. 800, the Ponte's Fr. 600 from places 3, 5
   and 7 in Prime order, the banker wins with a natural: Taxe Fr. 30, the new bank Fr. 1,170

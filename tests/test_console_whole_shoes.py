@@ -53,6 +53,7 @@ def truth(profile: str) -> list[dict[str, Any]]:
     """The coups the shoe will deal, as its croupier's ground truth tells them."""
     results = deal_shoes(profile, 1, SEED, packs=PACKS).results
     assert [r["irregularities"] for r in results] == [[]] * len(results)
+    assert [r["last_coup"] for r in results] == [False] * (len(results) - 1) + [True]
     return results
 
 
@@ -155,7 +156,8 @@ def whole_shoe(browser: Browser, tmp: Path, profile: str, money: str, size: str,
                 # The bank is taken at the first coup and after each the bank lost, by the
                 # player in turn the page offers: the first in the last Prime order.
                 vacant = n == 1 or dealt[n - 2]["outcome"] == "punter"
-                assert (t.page.get_attribute("#bank-line", "data-phase") == "vacant") is vacant
+                t.wait("document.getElementById('bank-line').dataset.phase === "
+                       f"'{'vacant' if vacant else 'held'}'")
                 if vacant:
                     in_turn = f"Seat {punters_before[0] if punters_before else seated[0]}"
                     assert t.text("#chosen") == in_turn, n
