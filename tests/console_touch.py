@@ -181,6 +181,12 @@ class Touch:
         added = Counter(self.stakes()) - before
         assert [line.split(" \u00b7 ")[0] for line in added.elements()] == [who], added
 
+    def bet(self, box: int, figure: str, play: str) -> None:
+        """A Punto Banco bet: the box touched, the amount from the chips, the chance."""
+        self.placed(f"Box {box}", lambda before: (
+            self.choose(f"#seats [data-box='{box}']"), self.chips(figure),
+            self.play(f"[data-play='{play}']", before)))
+
     def deal(self, coup: int) -> None:
         """The croupier presses the shoe's DEAL: the coup is dealt and settled."""
         press_deal(self.button)
@@ -270,3 +276,19 @@ def sheet_on_screen(page: Page, sheet: str) -> None:
     """Every control of the sheet on the screen, its words whole."""
     bad = page.evaluate(SHEET_ON_SCREEN, sheet)
     assert bad == [], bad
+
+
+def worked_example_settled(t: Touch) -> None:
+    """003's worked example as the page settles it: bank Fr. 800 by place 1, the Ponte's
+    Fr. 600 from places 3, 5 and 7 in Prime order, all lost, in the house's payment order
+    (000 rule 26: the punters, then the bank); contract 5, "Verdopplung der ursprünglichen
+    Einsätze der Gegenspieler, abzüglich Taxe": 2 x 600 - 30 = 1,170, the Fr. 200 not staked
+    against set aside as the banker's Schokolade."""
+    assert t.settlement() == [
+        ["Seat 3", "General game", "300", "lost", "0"],
+        ["Seat 5", "General game", "200", "lost", "0"],
+        ["Seat 7", "General game", "100", "lost", "0"],
+        ["Seat 1", "Bank", "800", "won", "0"]]
+    assert t.text("#settlement-sums") == (
+        "Commission Fr. 30 \u00b7 the bank is Fr. 1,170 \u00b7 Fr. 200 set aside as Schokolade")
+    assert t.text("#bank-line") == "Banque Fr. 1,170 \u00b7 Seat 1"

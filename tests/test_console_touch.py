@@ -24,7 +24,13 @@ from playwright.sync_api import Browser, sync_playwright
 
 from hil.deal_button import press_deal
 from shoe_daemon.audit.ledger import Ledger
-from tests.console_touch import SIZES, on_screen, sheet_on_screen, touch_table
+from tests.console_touch import (
+    SIZES,
+    on_screen,
+    sheet_on_screen,
+    touch_table,
+    worked_example_settled,
+)
 from tests.test_display_browser import launch
 
 BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
@@ -72,17 +78,7 @@ def test_baden_by_touch_with_003s_worked_example(tmp_path, browser, size):
         t.shot("stakes")
         t.deal(1)
         assert t.text("#settlement-title") == "Coup 1: Banco wins · amounts in Fr."
-        # In the house's payment order (000 rule 26): the punters, then the bank.
-        assert t.settlement() == [
-            ["Seat 3", "General game", "300", "lost", "0"],
-            ["Seat 5", "General game", "200", "lost", "0"],
-            ["Seat 7", "General game", "100", "lost", "0"],
-            ["Seat 1", "Bank", "800", "won", "0"]]
-        # Contract 5: "Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich
-        # Taxe": 2 x 600 - 30 = 1,170; the Fr. 200 not staked against is the banker's.
-        assert t.text("#settlement-sums") == (
-            "Commission Fr. 30 · the bank is Fr. 1,170 · Fr. 200 set aside as Schokolade")
-        assert t.text("#bank-line") == "Banque Fr. 1,170 · Seat 1"
+        worked_example_settled(t)
         on_screen(t.page)
         t.shot("settled")
         # Coup 2: place 2, first in Prime order, calls banco and breaks the bank.
@@ -132,22 +128,15 @@ PUNTO_BANCO_SHOE = ("SHOE:1\n"
                     "DEAL 4C 5D 3S 2S\n")  # 7 and 7: égalité
 
 
-def bet(t, box: int, figure: str, play: str) -> None:
-    before = len(t.texts("#stakes-list li"))
-    t.choose(f"#seats [data-box='{box}']")
-    t.chips(figure)
-    t.play(f"[data-play='{play}']", before)
-
-
 @pytest.mark.parametrize("size", list(SIZES))
 def test_punto_banco_by_touch_with_the_swiss_nine_bets(tmp_path, browser, size):
     with touch_table(browser, tmp_path, "baden-punto-banco", PUNTO_BANCO, PUNTO_BANCO_SHOE,
                      size) as t:
         assert t.text("#bank-line") == "Limits Fr. 10 to Fr. 5,000"
         assert t.text("#chosen") == "Touch a box"
-        bet(t, 1, "100", "banco")
-        bet(t, 2, "50", "punto")
-        bet(t, 3, "10", "simple_nine")
+        t.bet(1, "100", "banco")
+        t.bet(2, "50", "punto")
+        t.bet(3, "10", "simple_nine")
         assert t.texts("#stakes-list li > span") == [
             "Box 1 · Banco · Fr. 100", "Box 2 · Punto · Fr. 50", "Box 3 · Simple Nine · Fr. 10"]
         on_screen(t.page)
@@ -161,15 +150,15 @@ def test_punto_banco_by_touch_with_the_swiss_nine_bets(tmp_path, browser, size):
         assert [t.settlement()[3][n] for n in (0, 1, 3)] == ["The house", "", "lost"]
         on_screen(t.page)
         t.shot("punto-banco-settled")
-        bet(t, 1, "100", "punto")
-        bet(t, 2, "10", "swiss_nine")
+        t.bet(1, "100", "punto")
+        t.bet(2, "10", "swiss_nine")
         on_screen(t.page)
         t.deal(2)
         assert t.text("#settlement-title") == "Coup 2: Punto wins · amounts in Fr."
         assert [row[:4] for row in t.settlement()][:2] == [
             ["Box 1", "Punto", "100", "won"], ["Box 2", "Swiss Nine", "10", "lost"]]
-        bet(t, 1, "20", "egalite")
-        bet(t, 2, "50", "punto")
+        t.bet(1, "20", "egalite")
+        t.bet(2, "50", "punto")
         on_screen(t.page)
         t.deal(3)
         assert t.text("#settlement-title") == "Coup 3: Égalité · amounts in Fr."

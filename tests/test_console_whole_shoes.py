@@ -34,7 +34,14 @@ from playwright.sync_api import Browser, sync_playwright
 from hil.dealer import deal_shoes
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.game.rules import swiss_nine
-from tests.console_touch import SIZES, STAYED, Touch, on_screen, touch_table
+from tests.console_touch import (
+    SIZES,
+    STAYED,
+    Touch,
+    on_screen,
+    touch_table,
+    worked_example_settled,
+)
 from tests.test_display_browser import launch
 
 SEED = 7  # every house's one-pack shoe: 10 coups, the bank wins the first, no short coup
@@ -200,17 +207,7 @@ def test_a_whole_shoe_at_baden_with_003s_worked_example(tmp_path, browser, size)
             t.stake(7, "100")
             return
         if r["coup"] == 2:  # coup 1's settlement, still on the page: the worked example
-            assert t.settlement() == [
-                ["Seat 3", "General game", "300", "lost", "0"],
-                ["Seat 5", "General game", "200", "lost", "0"],
-                ["Seat 7", "General game", "100", "lost", "0"],
-                ["Seat 1", "Bank", "800", "won", "0"]]
-            # 003: "Verdopplung der ursprünglichen Einsätze der Gegenspieler, abzüglich
-            # Taxe": 2 x 600 - 30 = 1,170; the Fr. 200 not staked against is set aside.
-            assert t.text("#settlement-sums") == (
-                "Commission Fr. 30 \u00b7 the bank is Fr. 1,170 \u00b7 "
-                "Fr. 200 set aside as Schokolade")
-            assert t.text("#bank-line") == "Banque Fr. 1,170 \u00b7 Seat 1"
+            worked_example_settled(t)
         t.stake(punters[0], "100")
         t.stake(punters[-1], "50")
 
@@ -275,12 +272,6 @@ PUNTO_BANCO = ('[money]\nmin_stake = 10\nmax_stake = 5000\nnine_min_stake = 5\n'
 NINES = ("simple_nine", "colour_nine", "swiss_nine")
 
 
-def bet(t: Touch, box: int, figure: str, play: str) -> None:
-    t.placed(f"Box {box}", lambda before: (
-        t.choose(f"#seats [data-box='{box}']"), t.chips(figure),
-        t.play(f"[data-play='{play}']", before)))
-
-
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_whole_shoe_of_punto_banco_with_the_swiss_nine_bets(tmp_path, browser, size):
     dealt = truth("baden-punto-banco")
@@ -291,15 +282,15 @@ def test_a_whole_shoe_of_punto_banco_with_the_swiss_nine_bets(tmp_path, browser,
         n = r["coup"]
         after_egalite = n > 1 and dealt[n - 2]["outcome"] == "egalite"
         if not after_egalite:  # else the Punto and Banco bets stay from it
-            bet(t, 1, "100", "banco" if n % 2 else "punto")
-            bet(t, 2, "50", "punto" if n % 2 else "banco")
+            t.bet(1, "100", "banco" if n % 2 else "punto")
+            t.bet(2, "50", "punto" if n % 2 else "banco")
         # The Swiss Nine bets: the Simple Nine on the coups it wins, the others in turn.
-        bet(t, 3, "10", "simple_nine" if n in wins else NINES[n % 3])
+        t.bet(3, "10", "simple_nine" if n in wins else NINES[n % 3])
         if after_egalite:
             assert [line.endswith(STAYED) for line in t.texts("#stakes-list li > span")
                     ][:2] == [True, True]
         if n % 4 == 0:
-            bet(t, 4, "10", "egalite")
+            t.bet(4, "10", "egalite")
 
     whole_shoe(browser, tmp_path, "baden-punto-banco", PUNTO_BANCO, size, (),
                lambda n: "", plan)
