@@ -17,10 +17,8 @@ Screenshots go to out/screenshots/console-*.png.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
 
 from hil.deal_button import press_deal
 from shoe_daemon.audit.ledger import Ledger
@@ -31,7 +29,6 @@ from tests.console_touch import (
     touch_table,
     worked_example_settled,
 )
-from tests.test_display_browser import launch
 
 BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
 # Cards go punter, banker, punter, banker; every coup decided by a natural, no third card.
@@ -39,14 +36,6 @@ BADEN_SHOE = ("SHOE:1\n"
               "DEAL 2C 9H 3D KD\n"   # punter 5, banker 9: the bank wins (003's example)
               "DEAL 9S 2D KC 3H\n"   # punter 9, banker 5: the banco wins
               "DEAL 2H 8C 4S KS\n")  # punter 6, banker 8: the bank wins
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from hil.dealer import deal_shoes
 from shoe_daemon.audit.ledger import Ledger
@@ -42,18 +42,9 @@ from tests.console_touch import (
     touch_table,
     worked_example_settled,
 )
-from tests.test_display_browser import launch
 
 SEED = 7  # every house's one-pack shoe: 10 coups, the bank wins the first, no short coup
 PACKS = 1
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def truth(profile: str) -> list[dict[str, Any]]:
