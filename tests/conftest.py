@@ -1,7 +1,11 @@
 """`--soak` runs the long hardware-in-the-loop tests too (off by default, to keep CI short);
-`--chroot` the install in a debootstrapped Debian root (root and network; CI runs it apart)."""
+`--chroot` the install in a debootstrapped Debian root (root and network; CI runs it apart).
+`browser`: Debian's Chromium, one per module of browser tests."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -27,3 +31,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through playwright, as tests/test_display_browser.py launches it."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_display_browser import launch
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()

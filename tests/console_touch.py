@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.console_support import people_by_cli
 from tests.test_display_browser import SHOTS, wait_until
 
 SIZES = {"10in": (1280, 800), "7in": (800, 480)}
+STAYED = " (stays from the \u00e9galit\u00e9)"  # the stakes list's note on a bet carried
 
 # What a coup needs, each wholly on the screen when shown and its text not cut (a place's
 # Prime badge sits over its edge on purpose: its words are checked instead).
@@ -162,10 +164,28 @@ class Touch:
 
     def stake(self, place: int, figure: str, play: str = "[data-kind='stake']:not([data-over])"
               ) -> None:
-        before = len(self.texts("#stakes-list li"))
-        self.choose(f"#seats [data-seat='{place}']")
-        self.chips(figure)
-        self.play(play, before)
+        self.placed(f"Seat {place}", lambda before: (
+            self.choose(f"#seats [data-seat='{place}']"), self.chips(figure),
+            self.play(play, before)))
+
+    def stakes(self) -> list[str]:
+        """The stakes list's lines, a bet that stays from an égalité as the bet it was (the
+        page notes it once the next round opens)."""
+        return [line.removesuffix(STAYED) for line in self.texts("#stakes-list li > span")]
+
+    def placed(self, who: str, touches: Callable[[int], object]) -> None:
+        """The touches that place one stake (given how many the list holds), and the one
+        line they added to the stakes list is `who`'s."""
+        before = Counter(self.stakes())
+        touches(sum(before.values()))
+        added = Counter(self.stakes()) - before
+        assert [line.split(" \u00b7 ")[0] for line in added.elements()] == [who], added
+
+    def bet(self, box: int, figure: str, play: str) -> None:
+        """A Punto Banco bet: the box touched, the amount from the chips, the chance."""
+        self.placed(f"Box {box}", lambda before: (
+            self.choose(f"#seats [data-box='{box}']"), self.chips(figure),
+            self.play(f"[data-play='{play}']", before)))
 
     def deal(self, coup: int) -> None:
         """The croupier presses the shoe's DEAL: the coup is dealt and settled."""
@@ -179,22 +199,28 @@ class Touch:
             ".map((tr) => [...tr.children].map((td) => td.textContent))"))
 
     def recall(self, coups: int) -> dict[int, dict[str, Any]]:
-        """Every coup's money as the recall tells it, read on the page."""
+        """Every coup as the recall tells it, read on the page: its outcome, the hands'
+        cards (punter's, banker's), the stakes and the settlement's lines."""
         self.tap("#tab-recall")
         self.wait(f"document.querySelectorAll('#recall-list .told').length === {coups}")
         told = self.page.evaluate("""[...document.querySelectorAll('#recall-list .told')]
           .map((t) => ({coup: Number(t.dataset.coup), outcome: t.dataset.outcome,
             stakes: [...t.querySelectorAll('.recall-stakes li')].map((li) => li.textContent),
             lines: [...t.querySelectorAll('.recall-settlement li')].map((li) => li.textContent),
+            hands: [...t.querySelectorAll(':scope > .row .hand')].map((h) =>
+              [...h.querySelectorAll('.card')].map((c) => c.dataset.code || null)),
             head: [...t.querySelectorAll('.money h4')].map((h) => h.textContent)}))""")
         self.tap("#tab-table")
         return {t["coup"]: t for t in told}
 
 
 @contextmanager
-def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: str,
-                size: str) -> Iterator[Touch]:
-    """The daemon, the shoe waiting on its DEAL button, a touch screen signed in as bob."""
+def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: str | None,
+                size: str, *, seed: int = 3, packs: int | None = None) -> Iterator[Touch]:
+    """The daemon, the shoe waiting on its DEAL button, a touch screen signed in as bob.
+
+    The shoe plays `script`, or with None deals a whole shoe of `packs` packs from `seed`
+    (its ground truth is `hil.dealer.deal_shoes(profile, 1, seed, packs=packs)`)."""
     people_by_cli(tmp / "state")
     config = tmp / "shoe-daemon.toml"
     config.write_text(money)
@@ -208,11 +234,13 @@ def touch_table(browser: Browser, tmp: Path, profile: str, money: str, script: s
     try:
         page = context.new_page()
         url = console_url(tmp, daemon)
-        (tmp / "script.txt").write_text(script)
         button = tmp / "deal"
-        shoe, _ = start_shoe(tmp, profile, seed=3, extra=[
-            "--script", str(tmp / "script.txt"), "--deal-button", str(button),
-            "--linger", "120"])
+        dealt = ["--linger", "120"]
+        if script is not None:
+            (tmp / "script.txt").write_text(script)
+            dealt += ["--script", str(tmp / "script.txt")]
+        shoe, _ = start_shoe(tmp, profile, seed=seed, packs=packs, deal_button=button,
+                             extra=dealt)
         page.goto(url)
         touch = Touch(page, tmp, button, size)
         touch.wait("!!document.querySelector('#people [data-person]')")
@@ -248,3 +276,19 @@ def sheet_on_screen(page: Page, sheet: str) -> None:
     """Every control of the sheet on the screen, its words whole."""
     bad = page.evaluate(SHEET_ON_SCREEN, sheet)
     assert bad == [], bad
+
+
+def worked_example_settled(t: Touch) -> None:
+    """003's worked example as the page settles it: bank Fr. 800 by place 1, the Ponte's
+    Fr. 600 from places 3, 5 and 7 in Prime order, all lost, in the house's payment order
+    (000 rule 26: the punters, then the bank); contract 5, "Verdopplung der ursprünglichen
+    Einsätze der Gegenspieler, abzüglich Taxe": 2 x 600 - 30 = 1,170, the Fr. 200 not staked
+    against set aside as the banker's Schokolade."""
+    assert t.settlement() == [
+        ["Seat 3", "General game", "300", "lost", "0"],
+        ["Seat 5", "General game", "200", "lost", "0"],
+        ["Seat 7", "General game", "100", "lost", "0"],
+        ["Seat 1", "Bank", "800", "won", "0"]]
+    assert t.text("#settlement-sums") == (
+        "Commission Fr. 30 \u00b7 the bank is Fr. 1,170 \u00b7 Fr. 200 set aside as Schokolade")
+    assert t.text("#bank-line") == "Banque Fr. 1,170 \u00b7 Seat 1"
