@@ -34,19 +34,26 @@ NEEDED = ("#bar #call", "#seats .seat .what", "#where", "#bank-line", "#seats .s
           "#chips button", "#amount", "#plays button", "#money-status", "#chosen",
           "#stakes-list li", "#settlement tr",
           "#settlement-sums", "#prime-line", "#reports button", "#bank-choices button",
-          "#outcome", "#felt .card", "#sign-out", "#tab-recall")
+          "#outcome", "#felt .card", "#sign-out", "#tab-recall", "#stakes-sum", "#shoe-end")
 
 ON_SCREEN = """(selectors) => {
   const bad = [];
-  const list = document.getElementById('list').getBoundingClientRect();
+  const box = document.getElementById('list');
+  const list = box.getBoundingClientRect();
+  // A list longer than its panel scrolls within itself (its count and sum above it): a line
+  // below its edge is reached there, never by scrolling the page.
+  const scrolls = box.scrollHeight > box.clientHeight + 1 &&
+    getComputedStyle(box).overflowY === 'auto';
   for (const selector of selectors) {
     for (const e of document.querySelectorAll(selector)) {
       if (e.closest('[hidden]') || getComputedStyle(e).display === 'none') continue;
       const r = e.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) continue;
       const inList = !!e.closest('#list');
-      if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 ||
-          r.bottom > innerHeight + 0.5 || (inList && r.bottom > list.bottom + 0.5) ||
+      const below = inList && scrolls ? false : r.bottom > innerHeight + 0.5 ||
+        (inList && r.bottom > list.bottom + 0.5);
+      if (r.left < -0.5 || (r.top < -0.5 && !(inList && scrolls)) ||
+          r.right > innerWidth + 0.5 || below ||
           (!e.classList.contains('seat') && e.scrollWidth > e.clientWidth + 1)) {
         bad.push(`${selector} "${(e.textContent || '').trim().slice(0, 40)}" ` +
                  JSON.stringify([r.left, r.top, r.right, r.bottom].map(Math.round)));

@@ -380,3 +380,39 @@ def test_a_hold_takes_the_screen_until_resolved_and_a_report_opens_from_its_butt
         t.shot("recall")
         cards = t.texts("#recall-list .cards-out li")
     assert cards[1] == "unreadable card (face down, keyed in as 5D) → banker B1"
+
+
+def test_a_full_table_s_stakes_scroll_within_their_list_and_never_the_page(tmp_path, browser):
+    """Zoppot's nine places taken and outsiders behind them, at the Pi's 7": more stakes than
+    the panel holds. Their count and sum stay above the list, the list scrolls within itself
+    (the page never does), and its last line's Withdraw is reached there by touch."""
+    with touch_table(browser, tmp_path, "zoppot-1934", ZOPPOT, THREE_COUPS, "7in") as t:
+        t.sit(*range(1, 10))
+        t.take_bank("2000")
+        for place in range(2, 10):
+            t.stake(place, "20")
+        for label in ("A", "B"):
+            before = t.page.locator("#stakes-list li").count()
+            t.tap("#plays [data-kind='outsider']")
+            t.tap("#outsider")
+            t.page.keyboard.type(label)
+            t.tap("#outsider-go")
+            t.chips("10")
+            t.play("[data-kind='stake']:not([data-over])", before)
+        assert t.page.locator("#stakes-list li").count() == 10
+        assert t.text("#stakes-sum") == "10 in play \u00b7 180 Guildens"
+        assert t.page.evaluate("(() => { const l = document.getElementById('list'); "
+                               "return l.scrollHeight > l.clientHeight; })()")
+        on_screen(t.page)  # the page does not scroll; the list does
+        t.shot("full-table-stakes")
+        last = "#stakes-list li[data-who='outsider B']"
+        t.page.locator(f"{last} .withdraw").scroll_into_view_if_needed()
+        inside = t.page.evaluate(f"""(() => {{
+            const l = document.getElementById('list').getBoundingClientRect();
+            const r = document.querySelector("{last}").getBoundingClientRect();
+            return r.top >= l.top - 0.5 && r.bottom <= l.bottom + 0.5; }})()""")
+        assert inside
+        assert t.page.evaluate("document.scrollingElement.scrollTop") == 0
+        t.tap(f"{last} .withdraw")
+        t.wait("document.querySelectorAll('#stakes-list li').length === 9")
+        assert t.text("#stakes-sum") == "9 in play \u00b7 170 Guildens"

@@ -167,7 +167,12 @@ def whole_shoe(browser: Browser, tmp: Path, profile: str, money: str, size: str,
             staked[n] = t.texts("#stakes-list li > span")
             assert staked[n], f"coup {n}: nothing staked"
             on_screen(t.page)
+            if n == 1:
+                assert t.page.locator("#shoe-end").is_hidden()  # not the shoe's end yet
             t.deal(n)
+            if r["last_coup"]:  # the bar says the shoe's end, as the table display does
+                t.wait("!document.getElementById('shoe-end').hidden")
+                assert t.text("#shoe-end") in ("LAST COUP", "SHOE FINISHED")
             shown[n] = t.settlement()
             sums[n] = t.text("#settlement-sums")
             on_screen(t.page)

@@ -289,6 +289,11 @@
     $("table-name").textContent = view.table ? `${view.table} \u00b7 ${view.house}` : w("console.title");
     $("where").textContent = view.shoe ? w("page.shoe", { n: view.shoe.number }) +
       (view.coup ? " \u00b7 " + w("page.coup", { n: view.coup.number }) : "") : "";
+    // The shoe's end, as the table display says it: the last coup, then the shoe finished.
+    const ending = !!(view.shoe && (view.shoe.last_coup || view.shoe.finished));
+    $("shoe-end").hidden = !ending;
+    $("shoe-end").textContent = ending && view.shoe.finished ? w("page.shoe_finished")
+      : w("page.last_coup");
     $("lamp").dataset.colour = con.lamp || "";
     const punto = view.game === "punto-banco";
     for (const side of ["punter", "banker"]) {
@@ -404,6 +409,7 @@
       $("prime-line").textContent = "";
       $("settlement").hidden = true;
       $("stakes-list").replaceChildren();
+      $("stakes-sum").hidden = true;
       renderPlaces(null);
       return;
     }
@@ -431,6 +437,9 @@
     const stakes = stakesOf(m);
     const showSettlement = !!m.settlement && (closed ? false : stakes.length === 0 || !round);
     $("stakes-list").hidden = showSettlement;
+    $("stakes-sum").hidden = showSettlement || stakes.length === 0;
+    $("stakes-sum").textContent = w("console.stakes_sum", { n: stakes.length,
+      sum: fmt(fromCents(stakes.reduce((total, s) => total + cents(s.amount), 0n))) });
     $("stakes-list").replaceChildren(...stakes.map((s) => {
       const li = el("li", "stake");
       li.dataset.who = s.who || `box ${s.box}`;
