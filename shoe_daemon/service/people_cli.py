@@ -1,5 +1,7 @@
 """`shoe-daemon people ...`: who may sign in at the croupier's console, and whose badge the
-shoe's KEY takes (shoe_daemon/console/people.py, docs/console.md).
+shoe's KEY takes (shoe_daemon/console/people.py, docs/console.md). `shoe-floor people`, the
+pit's people, is the same command over the pit's file and roles (`add_people_commands`,
+`run_people` with its own `file_of`).
 
 A secret (PIN, badge) is never an argument (it would show in `ps` and the shell's history),
 never printed and never stored in clear: it is asked for without echo on a terminal (twice,
@@ -16,6 +18,8 @@ import argparse
 import fcntl
 import getpass
 import sys
+from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,13 +43,23 @@ def add_people_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Add, remove and list the people who may sign in at the croupier's "
                     "console and whose badge the shoe's KEY takes (docs/console.md). Secrets "
                     "are asked for, never given as arguments, and stored hashed.")
-    sub = people.add_subparsers(dest="people_command", required=True, metavar="COMMAND")
 
     def where(p: argparse.ArgumentParser) -> None:
         p.add_argument("--config", type=Path, help="the daemon's TOML file (its state_dir and "
                                                    "people)")
         p.add_argument("--state-dir", type=Path, help="or the daemon's state dir")
 
+    add_people_commands(people, Role, where, "shoe-daemon people", "supervisor")
+    return people
+
+
+def add_people_commands(people: argparse.ArgumentParser, roles: type[StrEnum],
+                        where: Callable[[argparse.ArgumentParser], None], prog: str,
+                        example_role: str) -> None:
+    """list, add, remove, set-pin, set-badge, clear-pin, clear-badge under `people`, for a
+    file whose people take `roles`; `where` adds the options that find the file."""
+    people.set_defaults(people_roles=roles, people_prog=prog)
+    sub = people.add_subparsers(dest="people_command", required=True, metavar="COMMAND")
     ls = sub.add_parser("list", help="list the people (never a secret)")
     where(ls)
     add = sub.add_parser(
@@ -54,12 +68,12 @@ def add_people_parser(subparsers: Any) -> argparse.ArgumentParser:
         epilog="secrets: on a terminal each is asked for without echo, twice. Otherwise\n"
                "each is one line of standard input: with --pin and --badge two lines,\n"
                "the PIN first, then the badge:\n"
-               "  printf '%s\\n%s\\n' \"$PIN\" \"$BADGE\" | shoe-daemon people add ana \\\n"
-               "      --name 'Ana Weber' --role supervisor --pin --badge --config FILE")
+               f"  printf '%s\\n%s\\n' \"$PIN\" \"$BADGE\" | {prog} add ana \\\n"
+               f"      --name 'Ana Weber' --role {example_role} --pin --badge --config FILE")
     where(add)
     add.add_argument("id", help="the person's id: 1 to 32 of a-z 0-9 . _ -")
-    add.add_argument("--name", required=True, help="the name shown on the console")
-    add.add_argument("--role", required=True, choices=[r.value for r in Role])
+    add.add_argument("--name", required=True, help="the name shown at sign-in")
+    add.add_argument("--role", required=True, choices=[r.value for r in roles])
     add.add_argument("--pin", action="store_true", help="ask for a PIN (4 to 12 digits)")
     add.add_argument("--badge", action="store_true", help="ask for the badge (or scan it)")
     rm = sub.add_parser("remove", help="remove a person")
@@ -73,7 +87,6 @@ def add_people_parser(subparsers: Any) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=f"remove a person's {what}")
         where(p)
         p.add_argument("id")
-    return people
 
 
 def _file(args: argparse.Namespace) -> PeopleFile:
@@ -106,10 +119,14 @@ def read_secret(what: str, stdin: TextIO | None = None, asked: tuple[str, ...] =
     return line.rstrip("\r\n")
 
 
-def run_people(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run_people(args: argparse.Namespace, out: TextIO = sys.stdout,
+               file_of: Callable[[argparse.Namespace], PeopleFile] | None = None) -> int:
+    """One people command; `file_of` finds the file (default: the daemon's)."""
     cmd = args.people_command
+    roles: type[StrEnum] = getattr(args, "people_roles", Role)
+    prog: str = getattr(args, "people_prog", "shoe-daemon people")
     try:
-        people = _file(args)
+        people = (file_of or _file)(args)
         if cmd == "list":
             roster = people.load()
             if not roster.people:
@@ -126,7 +143,7 @@ def run_people(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             roster = people.load(create_key=True)
             pid = check_id(args.id)
             if cmd == "add":
-                person = Person(pid, check_name(args.name), Role(args.role))
+                person = Person(pid, check_name(args.name), roles(args.role))
                 roster = roster.with_person(person)
                 asked = ("PIN",) * args.pin + ("badge",) * args.badge
                 if args.pin:
@@ -153,9 +170,9 @@ def run_people(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             people.save(roster)
         print(f"{said}: {people.path}", file=out)
         return 0
-    except (PeopleError, config.ConfigError) as e:
-        print(f"shoe-daemon people {cmd}: {e}", file=sys.stderr)
+    except (PeopleError, config.ConfigError, ValueError) as e:
+        print(f"{prog} {cmd}: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"shoe-daemon people {cmd}: {e}", file=sys.stderr)
+        print(f"{prog} {cmd}: {e}", file=sys.stderr)
         return 2
