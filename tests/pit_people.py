@@ -8,6 +8,7 @@ import json
 import ssl
 import uuid
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from shoe_daemon.console.people import Person
@@ -76,3 +77,14 @@ def sign_in(url: str, person: str = "boss", source: str = "") -> str:
                                     source=source)
     assert status == 200, body
     return headers["Set-Cookie"].split(";", 1)[0]
+
+
+def sign_in_page(page: Any, person: str = "boss") -> None:
+    """Signed in on the page as a person does at the pit's screen: their name's tile, the
+    PIN on the pad, OK; back when the board is shown."""
+    page.wait_for_selector(f'#people button[data-person="{person}"]')
+    page.click(f'#people button[data-person="{person}"]')
+    for digit in PINS[person]:
+        page.click(f'#pin-pad .key[data-digit="{digit}"]')
+    page.click("#pin-ok")
+    page.wait_for_selector("body[data-screen='floor']")
