@@ -68,6 +68,7 @@ SIGN_IN = {
     "badge": Field("the badge", required=False, max_len=64),
 }
 SIGN_OUT = {"id": REQUEST_ID}
+SESSION = web.RequestKey("session", Session)  # the request's session, once the guard found it
 
 News = Callable[[Board, int], list[str]]
 
@@ -182,8 +183,8 @@ class PitServer(SseServer):
                 self._ended(session, "expired")
 
     def owner(self, request: web.Request) -> str:
-        session = request.get("session")
-        return session.id if isinstance(session, Session) else ""
+        session = request.get(SESSION)
+        return session.id if session is not None else ""
 
     # ---- the server's loop: what every request meets ---------------------------------------
 
@@ -215,7 +216,7 @@ class PitServer(SseServer):
                         access.changes and session.role is PitRole.REGULATOR):
                     raise Refusal(403, f"{session.person} is a {session.role.value}: this "
                                        "is not theirs to do")
-                request["session"] = session
+                request[SESSION] = session
             response = await handler(request)
         except Refusal as e:
             response = self._error(e.status, e.reason, e.more)
@@ -303,7 +304,7 @@ class PitServer(SseServer):
         return response
 
     async def _sign_out(self, request: web.Request) -> web.Response:
-        session: Session = request["session"]
+        session = request[SESSION]
         check_object(await read_json(request), SIGN_OUT, "a sign-out")
         self.sessions.close(session)
         self._ended(session, "asked")
@@ -317,7 +318,7 @@ class PitServer(SseServer):
                 "floor": self.name}
 
     async def _me(self, request: web.Request) -> web.Response:
-        return self._json({"me": self._me_of(request["session"])})
+        return self._json({"me": self._me_of(request[SESSION])})
 
     def post(self, news: News) -> None:
         """Run `news(board, now)` on the server's loop; never blocks the caller."""
