@@ -48,6 +48,7 @@ from tests.attack.pit_support import (
     tiles,
 )
 from tests.floor.conftest import Listener
+from tests.pit_people import sign_in_page
 from tests.test_display_browser import SHOTS, launch, wait_until
 
 HELD = "SHOE DEAL 2C 5D@P"  # the banker's card at the punter's place: a hold (000 rule 12)
@@ -156,6 +157,7 @@ def test_forged_views_and_heads_are_never_shown_and_each_is_alarmed(floor: Floor
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(url)
+        sign_in_page(page)
         tile = '.tile[data-table="t-held"]'
         wait_until(page, f"(document.querySelector('{tile}') || {{dataset: {{}}}}).dataset"
                          ".lamp === 'hold'")

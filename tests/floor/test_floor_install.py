@@ -25,6 +25,7 @@ from hil.floor_servers import COLLECTOR, PIT, PREFIX, ROOT, wait_for
 from shoe_daemon.floor.link import FloorLink
 from tests.display_client import get
 from tests.floor.conftest import assert_exact, kill
+from tests.pit_people import request, sign_in, write_people
 from tests.test_install import build_deb, deb_contents
 from tests.test_systemd_units import directives, tool
 
@@ -109,10 +110,12 @@ def configure(prefix: Path, broker, database: str) -> Path:
             ('"mqtts://floor-broker.casino.lan:8883"', f'"mqtts://127.0.0.1:{broker.port}"'),
             ('# topic_prefix = "shoe/floor"', f'topic_prefix = "{PREFIX}"'),
             ('"postgresql://shoe-floor@/shoe_floor?host=/run/postgresql"', f'"{database}"'),
-            ('http = "127.0.0.1:8090"', 'http = "127.0.0.1:0"')):
+            ('http = "127.0.0.1:8090"', 'http = "127.0.0.1:0"'),
+            ('"/var/lib/shoe-floor/pit-people.json"', f'"{etc}/pit-people.json"')):
         assert shipped in text, shipped
         text = text.replace(shipped, mine)
     config.write_text(text)
+    write_people(etc / "pit-people.json", ("boss",))
     return config
 
 
@@ -164,8 +167,11 @@ def test_the_installed_units_run_against_the_installed_configuration(installed, 
         table.commit(40)
         link.notify()
         assert_exact(database, [table], timeout=60)
-        wait_for(lambda: [t["store"]["tip"] for t in json.loads(get(url, "/api/tiles")[2])[
-            "tiles"]] == [40], what="the page to show the stored tip")
+        assert get(url, "/api/tiles")[0] == 401
+        cookie = sign_in(url)
+        wait_for(lambda: [t["store"]["tip"] for t in json.loads(request(
+            url, "GET", "/api/tiles", cookie=cookie)[2])["tiles"]] == [40],
+                 what="the page to show the stored tip")
         for proc in (collect, serve):
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(30) == 0
