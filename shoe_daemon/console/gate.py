@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
 from shoe_daemon.console.people import PeopleFile, Person
-from shoe_daemon.console.schema import Invalid
+from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid
+from shoe_daemon.console.sessions import Session, Sessions
 from shoe_daemon.console.throttle import Attempt, NotNow, Throttle, is_screen
 
 MAX_BODY = 8 * 1024  # bytes: the largest request is a reason of 300 characters
@@ -29,6 +31,14 @@ HEADERS = {
                                "frame-ancestors 'none'; form-action 'self'",
 }
 
+SIGN_IN = {
+    "id": REQUEST_ID,
+    "method": Field("pin or badge", choices=("pin", "badge")),
+    "person": Field("the person's id", required=False, max_len=32),
+    "pin": Field("the PIN", required=False, max_len=64),
+    "badge": Field("the badge", required=False, max_len=64),
+}
+
 
 class Refusal(Exception):
     """A request refused: its status, why, and more to say (a money rule's code)."""
@@ -38,6 +48,72 @@ class Refusal(Exception):
         self.status = status
         self.reason = reason
         self.more = more or {}
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, content_type="application/json",
+                        body=json.dumps(body, separators=(",", ":")).encode())
+
+
+def error_response(status: int, reason: str, more: dict[str, Any] | None = None
+                   ) -> web.Response:
+    return json_response({"error": reason, **(more or {})}, status)
+
+
+def refused(error: Exception) -> web.Response | None:
+    """The JSON answer to a request refused while it was served (None: not a refusal, a
+    fault of the server's own or a redirect)."""
+    if isinstance(error, Refusal):
+        return error_response(error.status, error.reason, error.more)
+    if isinstance(error, Invalid):
+        return error_response(400, str(error))
+    if isinstance(error, web.HTTPRequestEntityTooLarge):
+        return error_response(413, f"a request body may hold at most {MAX_BODY} bytes")
+    if isinstance(error, web.HTTPException) and error.status >= 400:
+        return error_response(error.status, error.reason)
+    return None
+
+
+def secure(response: web.StreamResponse, tls: bool) -> web.StreamResponse:
+    """The headers every answer carries (a stream has sent its own)."""
+    if not response.prepared:
+        for name, value in HEADERS.items():
+            response.headers.setdefault(name, value)
+        if tls:
+            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+    return response
+
+
+def live_session(sessions: Sessions, people: PeopleFile, token: str | None,
+                 ended: Callable[[Session, str], None]) -> Session:
+    """The live session of a cookie's token, its person still in the people file with that
+    role; else 401, and each session found past its time or its person's is `ended`."""
+    session, why = sessions.find(token)
+    if session is None:
+        if why == "expired":
+            for gone in sessions.expired():
+                ended(gone, "expired")
+            raise Refusal(401, "your session has expired: sign in again")
+        raise Refusal(401, "not signed in")
+    person = people.roster().get(session.person)
+    if person is None or person.role is not session.role:
+        sessions.close(session)
+        ended(session, "removed")
+        raise Refusal(401, f"{session.person} is no longer configured as a "
+                           f"{session.role.value}: signed out")
+    return session
+
+
+def set_session_cookie(response: web.Response, name: str, token: str, tls: bool,
+                       longest: float) -> None:
+    """HttpOnly (no script reads it), SameSite=Strict (no other site sends it), Secure with
+    TLS; it lasts no longer than the session may."""
+    response.set_cookie(name, token, httponly=True, samesite="Strict", secure=tls, path="/",
+                        max_age=int(longest))
+
+
+def clear_session_cookie(response: web.Response, name: str, tls: bool) -> None:
+    response.del_cookie(name, path="/", secure=tls, httponly=True, samesite="Strict")
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -52,7 +52,22 @@ from shoe_daemon.console.answers import (
     action_body,
     asked,
 )
-from shoe_daemon.console.gate import HEADERS, MAX_BODY, Gate, loopback_hosts, read_json, same_origin
+from shoe_daemon.console.gate import (
+    HEADERS,
+    MAX_BODY,
+    SIGN_IN,
+    Gate,
+    clear_session_cookie,
+    error_response,
+    json_response,
+    live_session,
+    loopback_hosts,
+    read_json,
+    refused,
+    same_origin,
+    secure,
+    set_session_cookie,
+)
 from shoe_daemon.console.gate import Refusal as _Error
 from shoe_daemon.console.handoff import ADMIT, ANSWER, Inbox, Outcome
 from shoe_daemon.console.people import PeopleFile, Role
@@ -67,13 +82,6 @@ STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
 SWEEP = 5.0  # s between looks for sessions past their time
 KEEPALIVE = 15.0
 QUEUE_SIZE = 32
-SIGN_IN = {
-    "id": REQUEST_ID,
-    "method": Field("pin or badge", choices=("pin", "badge")),
-    "person": Field("the person's id", required=False, max_len=32),
-    "pin": Field("the PIN", required=False, max_len=64),
-    "badge": Field("the badge", required=False, max_len=64),
-}
 APPROVAL = {
     "method": Field("pin or badge", choices=("pin", "badge")),
     "person": Field("the supervisor's id", required=False, max_len=32),
@@ -226,43 +234,22 @@ class ConsoleServer(BackgroundServer):
             if request.method == "POST":
                 same_origin(request, self.tls)
             response = await handler(request)
-        except _Error as e:
-            response = self._error(e.status, e.reason, e.more)
-        except Invalid as e:
-            response = self._error(400, str(e))
-        except web.HTTPRequestEntityTooLarge:
-            response = self._error(413, f"a request body may hold at most {MAX_BODY} bytes")
-        except web.HTTPException as e:
-            if e.status >= 400:
-                response = self._error(e.status, e.reason)
-            else:
-                raise
-        except Exception:  # the console's own fault: logged whole, the client told only that
-            if self.log is not None:
-                self.log.exception("console.fault", method=request.method, path=request.path)
-            response = self._error(500, "the console could not answer this: the fault is "
-                                        "logged at the table")
-        for name, value in HEADERS.items():
-            response.headers.setdefault(name, value)
-        if self.tls:
-            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
-        return response
+        except Exception as e:  # a refusal answered; the console's own fault logged whole
+            answer = refused(e)
+            if answer is None:
+                if isinstance(e, web.HTTPException):
+                    raise
+                if self.log is not None:
+                    self.log.exception("console.fault", method=request.method,
+                                       path=request.path)
+                answer = self._error(500, "the console could not answer this: the fault is "
+                                          "logged at the table")
+            response = answer
+        return secure(response, self.tls)
 
     def _session(self, request: web.Request) -> Session:
-        session, why = self.sessions.find(request.cookies.get(self.cookie))
-        if session is None:
-            if why == "expired":
-                for gone in self.sessions.expired():
-                    self._ended(gone, "expired")
-                raise _Error(401, "your session has expired: sign in again")
-            raise _Error(401, "not signed in")
-        person = self.people.roster().get(session.person)
-        if person is None or person.role is not session.role:
-            self.sessions.close(session)
-            self._ended(session, "removed")
-            raise _Error(401, f"{session.person} is no longer configured as a "
-                              f"{session.role.value}: signed out")
-        return session
+        return live_session(self.sessions, self.people, request.cookies.get(self.cookie),
+                            self._ended)
 
     def _first_time(self, request_id: str) -> None:
         """A sign-in's id: new, or refused as replayed (nothing is kept for it here; the
@@ -329,14 +316,8 @@ class ConsoleServer(BackgroundServer):
             if client.session == session_id and client.task is not None:
                 client.task.cancel()
 
-    @staticmethod
-    def _json(body: Any, status: int = 200) -> web.Response:
-        return web.Response(status=status, content_type="application/json",
-                            body=json.dumps(body, separators=(",", ":")).encode())
-
-    def _error(self, status: int, reason: str, more: dict[str, Any] | None = None
-               ) -> web.Response:
-        return self._json({"error": reason, **(more or {})}, status)
+    _json = staticmethod(json_response)
+    _error = staticmethod(error_response)
 
     # ---- the routes ----------------------------------------------------------------------------
 
@@ -396,8 +377,7 @@ class ConsoleServer(BackgroundServer):
             self.log.info("console.signed_in", person=person.id, role=person.role.value,
                           method=method, session=session_id, remote=remote)
         response = self._json({"me": self._me_of(session)})
-        response.set_cookie(self.cookie, token, httponly=True, samesite="Strict",
-                            secure=self.tls, path="/", max_age=int(self.sessions.longest))
+        set_session_cookie(response, self.cookie, token, self.tls, self.sessions.longest)
         return response
 
     async def _sign_out(self, request: web.Request) -> web.Response:
@@ -406,8 +386,7 @@ class ConsoleServer(BackgroundServer):
         response = await self._answer(session, data["id"], asked("sign_out", None),
                                       lambda answer: self._signed_out(answer, session))
         if response.status == 200:
-            response.del_cookie(self.cookie, path="/", secure=self.tls, httponly=True,
-                                samesite="Strict")
+            clear_session_cookie(response, self.cookie, self.tls)
         return response
 
     async def _signed_out(self, answer: Answer, session: Session) -> Reply:

@@ -39,16 +39,22 @@ from typing import Any
 from aiohttp import web
 
 from shoe_daemon.console.gate import (
-    HEADERS,
     MAX_BODY,
+    SIGN_IN,
     Gate,
     Refusal,
+    clear_session_cookie,
+    json_response,
+    live_session,
     loopback_hosts,
     read_json,
+    refused,
     same_origin,
+    secure,
+    set_session_cookie,
 )
 from shoe_daemon.console.people import PeopleFile
-from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
+from shoe_daemon.console.schema import REQUEST_ID, check_object
 from shoe_daemon.console.sessions import Session, Sessions
 from shoe_daemon.console.throttle import Lockout, Throttle
 from shoe_daemon.display.sse import SseServer
@@ -60,13 +66,6 @@ STATIC = Path(str(resources.files("shoe_floor.pit") / "static"))
 
 SWEEP = 5.0  # s between looks for sessions past their time
 SCREENS = frozenset({"127.0.0.1", "::1"})  # the pit's own screens, by default
-SIGN_IN = {
-    "id": REQUEST_ID,
-    "method": Field("pin or badge", choices=("pin", "badge")),
-    "person": Field("the person's id", required=False, max_len=32),
-    "pin": Field("the PIN", required=False, max_len=64),
-    "badge": Field("the badge", required=False, max_len=64),
-}
 SIGN_OUT = {"id": REQUEST_ID}
 SESSION = web.RequestKey("session", Session)  # the request's session, once the guard found it
 
@@ -218,39 +217,16 @@ class PitServer(SseServer):
                                        "is not theirs to do")
                 request[SESSION] = session
             response = await handler(request)
-        except Refusal as e:
-            response = self._error(e.status, e.reason, e.more)
-        except Invalid as e:
-            response = self._error(400, str(e))
-        except web.HTTPRequestEntityTooLarge:
-            response = self._error(413, f"a request body may hold at most {MAX_BODY} bytes")
-        except web.HTTPException as e:
-            if e.status >= 400:
-                response = self._error(e.status, e.reason)
-            else:
+        except Exception as e:
+            answer = refused(e)
+            if answer is None:
                 raise
-        if not response.prepared:
-            for header, value in HEADERS.items():
-                response.headers.setdefault(header, value)
-            if self.tls:
-                response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
-        return response
+            response = answer
+        return secure(response, self.tls)
 
     def _session(self, request: web.Request) -> Session:
-        session, why = self.sessions.find(request.cookies.get(self.cookie))
-        if session is None:
-            if why == "expired":
-                for gone in self.sessions.expired():
-                    self._ended(gone, "expired")
-                raise Refusal(401, "your session has expired: sign in again")
-            raise Refusal(401, "not signed in")
-        person = self.people.roster().get(session.person)
-        if person is None or person.role is not session.role:
-            self.sessions.close(session)
-            self._ended(session, "removed")
-            raise Refusal(401, f"{session.person} is no longer configured as a "
-                               f"{session.role.value}: signed out")
-        return session
+        return live_session(self.sessions, self.people, request.cookies.get(self.cookie),
+                            self._ended)
 
     def _ended(self, session: Session, why: str) -> None:
         self.end_streams(session.id)
@@ -261,15 +237,6 @@ class PitServer(SseServer):
     def _locked_out(self, lockout: Lockout) -> None:
         if self.log is not None:
             self.log.warning("pit.lockout", **lockout.body())
-
-    @staticmethod
-    def _json(body: Any, status: int = 200) -> web.Response:
-        return web.Response(status=status, content_type="application/json",
-                            body=json.dumps(body, separators=(",", ":")).encode())
-
-    def _error(self, status: int, reason: str, more: dict[str, Any] | None = None
-               ) -> web.Response:
-        return self._json({"error": reason, **(more or {})}, status)
 
     # ---- the routes -------------------------------------------------------------------------
 
@@ -282,7 +249,7 @@ class PitServer(SseServer):
                                "your staff id", {"floor": floor})
         people = [{"id": p.id, "name": p.name, "pin": p.pin is not None}
                   for p in self.people.roster().people]
-        return self._json({"floor": floor, "people": people})
+        return json_response({"floor": floor, "people": people})
 
     async def _sign_in(self, request: web.Request) -> web.Response:
         data = check_object(await read_json(request), SIGN_IN, "a sign-in")
@@ -298,9 +265,8 @@ class PitServer(SseServer):
         if self.log is not None:
             self.log.info("pit.signed_in", person=person.id, role=person.role.value,
                           method=data["method"], session=session.id, remote=remote)
-        response = self._json({"me": self._me_of(session)})
-        response.set_cookie(self.cookie, token, httponly=True, samesite="Strict",
-                            secure=self.tls, path="/", max_age=int(self.sessions.longest))
+        response = json_response({"me": self._me_of(session)})
+        set_session_cookie(response, self.cookie, token, self.tls, self.sessions.longest)
         return response
 
     async def _sign_out(self, request: web.Request) -> web.Response:
@@ -308,9 +274,8 @@ class PitServer(SseServer):
         check_object(await read_json(request), SIGN_OUT, "a sign-out")
         self.sessions.close(session)
         self._ended(session, "asked")
-        response = self._json({"signed_out": session.person})
-        response.del_cookie(self.cookie, path="/", secure=self.tls, httponly=True,
-                            samesite="Strict")
+        response = json_response({"signed_out": session.person})
+        clear_session_cookie(response, self.cookie, self.tls)
         return response
 
     def _me_of(self, session: Session) -> dict[str, Any]:
@@ -318,7 +283,7 @@ class PitServer(SseServer):
                 "floor": self.name}
 
     async def _me(self, request: web.Request) -> web.Response:
-        return self._json({"me": self._me_of(request[SESSION])})
+        return json_response({"me": self._me_of(request[SESSION])})
 
     def post(self, news: News) -> None:
         """Run `news(board, now)` on the server's loop; never blocks the caller."""
