@@ -110,12 +110,14 @@ def configure(prefix: Path, broker, database: str) -> Path:
             ('"mqtts://floor-broker.casino.lan:8883"', f'"mqtts://127.0.0.1:{broker.port}"'),
             ('# topic_prefix = "shoe/floor"', f'topic_prefix = "{PREFIX}"'),
             ('"postgresql://shoe-floor@/shoe_floor?host=/run/postgresql"', f'"{database}"'),
-            ('http = "127.0.0.1:8090"', 'http = "127.0.0.1:0"'),
-            ('"/var/lib/shoe-floor/pit-people.json"', f'"{etc}/pit-people.json"')):
+            ('http = "127.0.0.1:8090"', 'http = "127.0.0.1:0"')):
         assert shipped in text, shipped
         text = text.replace(shipped, mine)
     config.write_text(text)
-    write_people(etc / "pit-people.json", ("boss",))
+    people = prefix / "var/lib/shoe-floor/pit-people.json"  # as installed, in the state dir
+    assert f'people = "{people}"' in text
+    people.parent.mkdir(parents=True, exist_ok=True)
+    write_people(people, ("boss",))
     return config
 
 
