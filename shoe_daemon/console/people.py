@@ -256,8 +256,8 @@ def _person(entry: object, where: str, roles: Roles) -> Person:
     try:
         role = roles(entry.get("role"))
     except ValueError:
-        raise PeopleError(f"{where}: role must be one of "
-                          f"{', '.join(r.value for r in roles)}") from None
+        *others, last = (r.value for r in roles)
+        raise PeopleError(f"{where}: role must be {', '.join(others)} or {last}") from None
     badge, pin = entry.get("badge"), entry.get("pin")
     if badge is not None and (not isinstance(badge, str) or not re.fullmatch(r"[0-9a-f]{64}",
                                                                              badge)):

@@ -92,11 +92,10 @@ def test_a_tables_people_file_is_not_the_pits(tmp_path, toml):
     table.save(roster.with_person(Person("ana", "Ana", Role.SUPERVISOR)))
     (toml.parent / "pit-people.json").write_bytes(table.path.read_bytes())
     (toml.parent / "pit-people.key").write_bytes(table.key_path.read_bytes())
-    with pytest.raises(PeopleError, match="role must be one of pit_boss, surveillance, "
-                                          "regulator"):
+    with pytest.raises(PeopleError, match="role must be pit_boss, surveillance or regulator"):
         pit_people(toml.parent / "pit-people.json").load()
     listed = people(toml, "list")
-    assert listed.returncode == 2 and "role must be one of pit_boss" in listed.stderr
+    assert listed.returncode == 2 and "role must be pit_boss" in listed.stderr
     served = subprocess.run([sys.executable, "-m", "shoe_floor.cli", "serve", "--config",
                              str(toml)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert served.returncode == 2 and "pit.people:" in served.stderr
