@@ -7,7 +7,9 @@ real daemon with a `[floor]` table and its own signing key (`audit keygen`), lod
 pit with `shoe-floor lodge-key`. It prints each table's display URL, then every result as
 the floor received it (read back from the collector's store, not from the tables), and at
 the end whether the floor holds exactly every table's ledger; the pit's page (`shoe-floor
-serve`, on its own read-only login) shows the tables live meanwhile.
+serve`, on its own read-only login) shows the tables live meanwhile, to the pit's people made
+for the run (a pit boss, a surveillance officer and a regulator; their PINs and badges
+printed, as the console's demo prints its people).
 """
 
 from __future__ import annotations
