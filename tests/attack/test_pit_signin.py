@@ -17,40 +17,15 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
-
-from hil.floor_servers import Certs, Postgres, make_certs
 from shoe_daemon.console.throttle import ADDRESS, PIN, STRANGERS_ELSEWHERE
 from shoe_floor.pit.board import Board
 from shoe_floor.pit.people import pit_people
 from shoe_floor.pit.server import PitServer
-from tests.attack.pit_support import ROOT, Floor, Process
-from tests.pit_people import connection, request, sign_in, sign_in_body, write_people
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
-    return make_certs(tmp_path_factory.mktemp("certs"))
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    pg = Postgres()
-    pg.start()
-    yield pg
-    pg.stop()
-
-
-@pytest.fixture
-def floor(tmp_path: Path, certs: Certs, postgres: Postgres) -> Iterator[Floor]:
-    f = Floor(tmp_path, certs, postgres)
-    write_people(tmp_path / "pit-people.json", badges=True)
-    yield f
-    f.close()
+from tests.attack.pit_support import ROOT, Process
+from tests.pit_people import connection, request, sign_in, sign_in_body
 
 
 def rss_kib(pid: int) -> int:
