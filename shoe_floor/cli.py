@@ -25,8 +25,8 @@ import structlog
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import add_export_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
+from shoe_daemon.console.people_commands import add_people_commands, run_people
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
-from shoe_daemon.service.people_cli import add_people_commands, run_people
 from shoe_floor.broker import BROKER_FILES, DEPLOYED, BrokerFiles, acl_text, broker_conf
 from shoe_floor.collector import Collector
 from shoe_floor.config import CollectorConfigError, load
@@ -104,7 +104,7 @@ def _people_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _people(args: argparse.Namespace) -> int:
-    return run_people(args, file_of=lambda a: pit_people(load_pit(a.config).people))
+    return run_people(args, lambda a: pit_people(load_pit(a.config).people))
 
 
 def _log() -> None:

@@ -6,7 +6,7 @@ file takes its owner's roles (`roles`, a StrEnum: the console's `Role` by defaul
 pit boss is never a croupier at a table, nor the other way round.
 
 The file (`STATE_DIR/people.json`, or the `people` setting) is JSON, written only by
-`shoe-daemon people` (shoe_daemon/service/people_cli.py); the table-local secret that keys
+`shoe-daemon people` (shoe_daemon/console/people_commands.py); the table-local secret that keys
 its hashes is `STATE_DIR/people.key` (32 random bytes, mode 0600, made on first use). Why
 each secret is hashed as it is (docs/console.md, "People and their secrets"):
 

@@ -35,10 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from shoe_daemon.console.throttle import screen_set
+from shoe_daemon.console.throttle import is_loopback, screen_set
 from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.floor.topics import DEFAULT_PIT
-from shoe_daemon.service.config import is_loopback
 from shoe_floor.config import CollectorConfigError, database_of, table_keys_of
 from shoe_floor.pit.people import PEOPLE_FILE
 

@@ -14,7 +14,7 @@ import structlog
 
 from shoe_daemon.console.people import PeopleError
 from shoe_daemon.console.server import tls_context
-from shoe_daemon.service.config import is_loopback
+from shoe_daemon.console.throttle import is_loopback
 from shoe_floor.config import CollectorConfigError
 from shoe_floor.pit.board import Board
 from shoe_floor.pit.config import PitConfig
