@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from hil.dealer import GameFaults
 from hil.floor_servers import Proxy
@@ -34,7 +34,7 @@ from tests.floor.conftest import PIT, PREFIX, ROOT, Raw, wait_for
 from tests.floor.game import GameTable
 from tests.floor.test_pit_board import Table, news, row
 from tests.pit_people import request, sign_in, sign_in_page, write_people
-from tests.test_display_browser import SHOTS, launch, wait_until
+from tests.test_display_browser import SHOTS, wait_until
 
 CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
 SUIT = re.compile("[\u2663\u2666\u2665\u2660]")  # a card as the page draws it
@@ -45,14 +45,6 @@ PROFILES = ("baden", "zoppot-1934", "clermont-2015", "baden-punto-banco", "eight
 def database(postgres) -> str:
     """The page reads the store the floor runs on: PostgreSQL (SQLite: the export's tests)."""
     return postgres.new_database()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
 
 from shoe_floor.pit.board import Board
 from shoe_floor.pit.people import pit_people
@@ -18,17 +17,9 @@ from shoe_floor.pit.server import PitServer
 from tests.display_client import wait_for
 from tests.floor.test_pit_board import Table
 from tests.pit_people import NAMES, PINS, sign_in_page, write_people
-from tests.test_display_browser import launch, shoot, wait_until
+from tests.test_display_browser import shoot, wait_until
 
 ROLE_WORDS = {"boss": "Pit boss", "watcher": "Surveillance", "inspector": "Regulator"}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def serve(tmp: Path, screens: frozenset[str]) -> PitServer:
