@@ -48,6 +48,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ from bench.latency import run as table_latency  # noqa: E402
 from drivers.messages import Hello, Message  # noqa: E402
 from drivers.records import frame_body, next_seq  # noqa: E402
 from hil.dealer import deal_shoes  # noqa: E402
+from hil.floor_demo import demo_pit_people  # noqa: E402
 from hil.floor_servers import (  # noqa: E402
     COLLECTOR,
     PIT,
@@ -228,6 +230,19 @@ class Floor:
             return None
 
         return proc, wait_for(url, 60, 0.1, "the pit's page to listen")
+
+    def pit_session(self, url: str) -> str:
+        """A demo pit boss made for this run, signed in at the page: the session's cookie
+        (name=value), for the stream's reader and Chromium."""
+        boss = next(p for p in demo_pit_people(self.work / "pit.toml") if p.role == "pit_boss")
+        body = json.dumps({"id": f"bench-{os.getpid():010d}", "method": "pin",
+                           "person": boss.id, "pin": boss.pin}).encode()
+        origin = url.rstrip("/")
+        request = urllib.request.Request(origin + "/api/sign-in", data=body, method="POST",
+                                         headers={"Content-Type": "application/json",
+                                                  "Origin": origin})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.headers["Set-Cookie"].split(";", 1)[0]
 
     def stored(self) -> int:
         import psycopg
@@ -445,11 +460,13 @@ def latency(work: Path, tables: int, pace: float, seconds: float, daemons: int,
                  what="the collector to connect")
         if page:
             pit, url = floor.pit_process()
-            watcher, ready, done = _page_watcher(url, work / "shown.json")
+            cookie = floor.pit_session(url)
+            watcher, ready, done = _page_watcher(url, cookie, work / "shown.json")
             if not ready.wait(120):
                 raise RuntimeError("the pit's page did not come up in Chromium")
             stream = multiprocessing.get_context("spawn").Process(
-                target=_watch_stream, args=(url, str(work / "streamed.jsonl")), daemon=True)
+                target=_watch_stream, args=(url, cookie, str(work / "streamed.jsonl")),
+                daemon=True)
             stream.start()
         names, daemon_names = floor.names[:tables], set(floor.names[tables:])
         for i, name in enumerate(sorted(daemon_names)):
@@ -569,22 +586,25 @@ window.__shown = [];
 """
 
 
-def _page_watcher(url: str, out: Path) -> tuple[Any, Any, Any]:
+def _page_watcher(url: str, cookie: str, out: Path) -> tuple[Any, Any, Any]:
     """Chromium on the page in a process of its own (the load's processes are forked from
     this one, which must not hold Playwright's threads); (process, ready, done)."""
     context = multiprocessing.get_context("spawn")
     ready, done = context.Event(), context.Event()
-    proc = context.Process(target=_watch_page, args=(url, str(out), ready, done), daemon=True)
+    proc = context.Process(target=_watch_page, args=(url, cookie, str(out), ready, done),
+                           daemon=True)
     proc.start()
     return proc, ready, done
 
 
-def _watch_page(url: str, out: str, ready: Any, done: Any) -> None:
+def _watch_page(url: str, cookie: str, out: str, ready: Any, done: Any) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        name, value = cookie.split("=", 1)
+        page.context.add_cookies([{"name": name, "value": value, "url": url}])  # signed in
         page.add_init_script(PAGE_RECORDER)
         page.goto(url)
         while page.evaluate("document.body.dataset.link") != "live":
@@ -609,7 +629,7 @@ def _watch_page(url: str, out: str, ready: Any, done: Any) -> None:
         browser.close()
 
 
-def _watch_stream(url: str, out: str) -> None:
+def _watch_stream(url: str, cookie: str, out: str) -> None:
     """The page's event stream read as Chromium reads it, in a process of its own: when each
     tile's key first arrives (wall clock, ms), one JSON line each, until terminated. It
     splits the page's latency into the server's part and the browser's."""
@@ -618,7 +638,7 @@ def _watch_stream(url: str, out: str) -> None:
 
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
-    conn.request("GET", "/api/events")
+    conn.request("GET", "/api/events", headers={"Cookie": cookie})
     response = conn.getresponse()
     last: dict[str, str] = {}
     event = b""

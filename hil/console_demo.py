@@ -21,6 +21,7 @@ import secrets
 import sys
 import threading
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,7 +30,7 @@ from hil.deal_button import press_deal
 from hil.processes import console_url, simulated_staff
 from hil.readable import settlement_line
 from shoe_daemon.audit.reader import AuditError, LedgerReader
-from shoe_daemon.console.people import Person, Role, people_paths
+from shoe_daemon.console.people import PeopleFile, Person, Role, people_paths
 from shoe_daemon.display.words import Words
 from shoe_daemon.report.cli import from_ledger
 from shoe_daemon.report.figures import ReportError
@@ -60,31 +61,39 @@ DEMO_MONEY: dict[str, dict[str, Any]] = {
 class DemoPerson:
     id: str
     name: str
-    role: Role
+    role: StrEnum  # the console's Role, or the pit's PitRole
     pin: str
     badge: str
 
     def said(self) -> str:
-        return (f"  {self.role.value:<10} {self.name} ({self.id}): PIN {self.pin}, "
+        return (f"  {self.role.value:<12} {self.name} ({self.id}): PIN {self.pin}, "
                 f"badge {self.badge}")
 
 
-def demo_people(state_dir: Path) -> list[DemoPerson]:
-    """A croupier and a supervisor with secrets made for this run, in the table's people file
-    beside the simulated shoe's inspectors; returned so that the demo can print them."""
-    pins = secrets.SystemRandom().sample(range(1000, 10000), 2)
-    people = [DemoPerson("croupier", "Demo Croupier", Role.CROUPIER, str(pins[0]),
-                         f"DEMO-C-{secrets.token_hex(2).upper()}"),
-              DemoPerson("supervisor", "Demo Supervisor", Role.SUPERVISOR, str(pins[1]),
-                         f"DEMO-S-{secrets.token_hex(2).upper()}")]
-    simulated_staff(state_dir)
-    file = people_paths(state_dir)
+def made_for_this_run(who: list[tuple[str, str, StrEnum, str]]) -> list[DemoPerson]:
+    """(id, name, role, badge prefix) each with a PIN and a badge made for this run."""
+    pins = secrets.SystemRandom().sample(range(1000, 10000), len(who))
+    return [DemoPerson(pid, name, role, str(pin), f"{prefix}-{secrets.token_hex(2).upper()}")
+            for (pid, name, role, prefix), pin in zip(who, pins, strict=True)]
+
+
+def save_demo_people(file: PeopleFile, people: list[DemoPerson]) -> list[DemoPerson]:
+    """The demo's people written into `file`, as its `people add` would."""
     roster = file.load(create_key=True)
     for p in people:
         roster = roster.with_person(Person(p.id, p.name, p.role))
         roster = roster.pin_for(p.id, p.pin).badge_for(p.id, p.badge)
     file.save(roster)
     return people
+
+
+def demo_people(state_dir: Path) -> list[DemoPerson]:
+    """A croupier and a supervisor with secrets made for this run, in the table's people file
+    beside the simulated shoe's inspectors; returned so that the demo can print them."""
+    simulated_staff(state_dir)
+    return save_demo_people(people_paths(state_dir), made_for_this_run([
+        ("croupier", "Demo Croupier", Role.CROUPIER, "DEMO-C"),
+        ("supervisor", "Demo Supervisor", Role.SUPERVISOR, "DEMO-S")]))
 
 
 def toml_value(value: Any) -> str:

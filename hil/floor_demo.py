@@ -7,7 +7,9 @@ real daemon with a `[floor]` table and its own signing key (`audit keygen`), lod
 pit with `shoe-floor lodge-key`. It prints each table's display URL, then every result as
 the floor received it (read back from the collector's store, not from the tables), and at
 the end whether the floor holds exactly every table's ledger; the pit's page (`shoe-floor
-serve`, on its own read-only login) shows the tables live meanwhile.
+serve`, on its own read-only login) shows the tables live meanwhile, to the pit's people made
+for the run (a pit boss, a surveillance officer and a regulator; their PINs and badges
+printed, as the console's demo prints its people).
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from hil.console_demo import DemoPerson, made_for_this_run, save_demo_people
 from hil.floor_servers import COLLECTOR, MOSQUITTO, PIT, Broker, make_certs, wait_for
 from hil.processes import ROOT, display_url, start_daemon, start_shoe, stop
 from hil.readable import describe
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.floor.topics import DEFAULT_PREFIX
+from shoe_floor.pit.people import PEOPLE_FILE, PitRole, pit_people
 from shoe_floor.store import Store
 
 
@@ -37,6 +41,15 @@ def _floor_table(broker: Broker, name: str) -> list[str]:
     return ["[floor]", f'broker = "mqtts://127.0.0.1:{broker.port}"', f'username = "{name}"',
             f'password_file = "{broker.secret(name)}"',
             f'ca_file = "{broker.certs.ca}"', f'topic_prefix = "{broker.prefix}"']
+
+
+def demo_pit_people(config: Path) -> list[DemoPerson]:
+    """A pit boss, a surveillance officer and a regulator with secrets made for this run, in
+    the pit's people file beside `config` (as `shoe-floor people add` makes it)."""
+    return save_demo_people(pit_people(config.parent / PEOPLE_FILE), made_for_this_run([
+        ("pitboss", "Demo Pit Boss", PitRole.PIT_BOSS, "DEMO-P"),
+        ("surveillance", "Demo Surveillance", PitRole.SURVEILLANCE, "DEMO-V"),
+        ("regulator", "Demo Regulator", PitRole.REGULATOR, "DEMO-R")]))
 
 
 def start_pit_page(config: Path, work: Path, info: TextIO) -> subprocess.Popen | None:
@@ -110,6 +123,7 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
                                      f'table_keys = "{table_keys}"',
                                      'client_id = "demo-collector"', "", "[pit]",
                                      'http = "127.0.0.1:0"', 'client_id = "demo-pit"',
+                                     'name = "the demo floor"',
                                      f'username = "{PIT}"',
                                      f'password_file = "{broker.secret(PIT)}"']) + "\n")
         tables_at: dict[str, Path] = {}
@@ -122,6 +136,9 @@ def floor_demo(profile: str, tables: int, shoes: int, pace: float, seed: int,
                      what="the collector to connect")
             print(f"floor: broker mqtts://127.0.0.1:{broker.port}, collector into {database}",
                   file=info, flush=True)
+            print("pit people (sign in at the pit page):", file=info)
+            for person in demo_pit_people(config):
+                print(person.said(), file=info, flush=True)
             pit = start_pit_page(config, work, info)
             if pit is not None:
                 running.append(pit)

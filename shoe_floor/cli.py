@@ -2,6 +2,7 @@
 
     shoe-floor collect --config floor.toml   every table's records into the store
     shoe-floor serve --config floor.toml [--http HOST:PORT]   the pit's live page
+    shoe-floor people list|add|set-pin|set-badge|clear-pin|clear-badge|remove --config F
     shoe-floor export --config floor.toml --out DIR [--from T] [--to T] [--table NAME ...]
     shoe-floor verify DIR [--public-key PEM] [--table-keys DIR]  a floor export, every table
     shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
@@ -24,12 +25,14 @@ import structlog
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import add_export_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
+from shoe_daemon.console.people_commands import add_people_commands, run_people
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
 from shoe_floor.broker import BROKER_FILES, DEPLOYED, BrokerFiles, acl_text, broker_conf
 from shoe_floor.collector import Collector
 from shoe_floor.config import CollectorConfigError, load
 from shoe_floor.export import export_floor, load_config
 from shoe_floor.pit.config import load as load_pit
+from shoe_floor.pit.people import PitRole, pit_people
 from shoe_floor.pit.service import Pit
 from shoe_floor.store import Store
 from shoe_floor.table_keys import LodgeRefused, lodge
@@ -44,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="the pit's live page of every table")
     serve.add_argument("--config", type=Path, required=True)
     serve.add_argument("--http", metavar="HOST:PORT", help="instead of [pit] http")
+    _people_parser(sub)
     ex = sub.add_parser("export", help="the regulator's signed export of many tables")
     ex.add_argument("--config", type=Path, required=True)
     add_export_arguments(ex)
@@ -84,6 +88,23 @@ def _parser() -> argparse.ArgumentParser:
         flag = "--" + name.replace("_", "-")
         conf.add_argument(flag, type=Path, default=default, help=BROKER_FILES[name])
     return parser
+
+
+def _people_parser(sub: argparse._SubParsersAction) -> None:
+    people = sub.add_parser(
+        "people", help="who may sign in at the pit's page, and as what",
+        description="Add, remove and list the pit's people (pit_boss, surveillance, "
+                    "regulator): the file [pit] people, beside floor.toml (docs/floor.md). "
+                    "Secrets are asked for, never given as arguments, and stored hashed.")
+
+    def where(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", type=Path, required=True, help="the floor's floor.toml")
+
+    add_people_commands(people, PitRole, where, "shoe-floor people", "pit_boss")
+
+
+def _people(args: argparse.Namespace) -> int:
+    return run_people(args, lambda a: pit_people(load_pit(a.config).people))
 
 
 def _log() -> None:
@@ -222,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             return _keys(args)
         if args.command == "lodge-key":
             return _lodge_key(args)
+        if args.command == "people":
+            return _people(args)
         _log()
         if args.command == "collect":
             return _collect(args.config)

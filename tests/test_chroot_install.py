@@ -38,7 +38,7 @@ import pytest
 
 from hil.floor_servers import wait_for
 from hil.harness import ROOT
-from tests.display_client import get
+from tests.pit_people import request, sign_in_body
 from tests.test_install import build_deb
 from tests.test_notify import Systemd, pings
 from tests.test_systemd_units import directives
@@ -376,6 +376,11 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
                           .replace("casino.lan:8883", f"casino.lan:{port}")
                           .replace('http = "127.0.0.1:8090"', f'http = "127.0.0.1:{page}"'))
         run_step(root, "key")
+        # The pit's people (step d): a pit boss, his PIN on standard input as a script gives it.
+        boss = in_root(root, "bash", "-c", "printf '4711\\n' | runuser -u shoe-floor -- "
+                       "/opt/shoe-floor/venv/bin/shoe-floor people add boss --name Boss "
+                       "--role pit_boss --pin --config /etc/shoe-floor/floor.toml")
+        assert boss.returncode == 0, boss.stdout + boss.stderr
         # Step e: the table's key, made at its install on its Pi and brought here, lodged.
         made = in_root(root, "/opt/shoe-floor/venv/bin/python", "-c", TABLE_KEY)
         assert made.returncode == 0, made.stdout + made.stderr
@@ -389,7 +394,11 @@ def follow_the_guide(root: Path, units: str, tmp: Path) -> None:
                            "/opt/shoe-floor/venv/bin/python", "-c", STORED).stdout.split()
 
         def tips() -> list[int]:
-            tiles = json.loads(get(f"http://127.0.0.1:{page}", "/api/tiles")[2])["tiles"]
+            url = f"http://127.0.0.1:{page}"
+            status, headers, _ = request(url, "POST", "/api/sign-in", sign_in_body("boss"))
+            assert status == 200
+            cookie = headers["Set-Cookie"].split(";", 1)[0]
+            tiles = json.loads(request(url, "GET", "/api/tiles", cookie=cookie)[2])["tiles"]
             return [t["store"]["tip"] for t in tiles]
 
         wait_for(lambda: stored() == ["40", "40"], 60, 0.5, "the records in PostgreSQL")

@@ -1,8 +1,12 @@
 """The people of one table: who may sign in at the croupier's console, whose badge the
 shoe's `BTN,KEY` may present, and with which role. Their secrets are hashed at rest.
 
+The same file, key and hashes keep the pit's people (shoe_floor/pit/people.py): a people
+file takes its owner's roles (`roles`, a StrEnum: the console's `Role` by default), so a
+pit boss is never a croupier at a table, nor the other way round.
+
 The file (`STATE_DIR/people.json`, or the `people` setting) is JSON, written only by
-`shoe-daemon people` (shoe_daemon/service/people_cli.py); the table-local secret that keys
+`shoe-daemon people` (shoe_daemon/console/people_commands.py); the table-local secret that keys
 its hashes is `STATE_DIR/people.key` (32 random bytes, mode 0600, made on first use). Why
 each secret is hashed as it is (docs/console.md, "People and their secrets"):
 
@@ -59,6 +63,9 @@ class Role(StrEnum):
     SUPERVISOR = "supervisor"
 
 
+Roles = type[StrEnum]  # the roles one people file takes (its owner's)
+
+
 class PeopleError(ValueError):
     """The people file or a person's details are not what they must be; says which."""
 
@@ -101,7 +108,7 @@ def load_key(path: Path, create: bool = False) -> bytes:
         return bytes.fromhex(path.read_text().strip())
     except FileNotFoundError:
         if not create:
-            raise PeopleError(f"{path}: no people key (run `shoe-daemon people add`)") from None
+            raise PeopleError(f"{path}: no people key (made by the first `people add`)") from None
     except (OSError, ValueError) as e:
         raise PeopleError(f"{path}: cannot read the people key ({e})") from e
     return new_key_file(path)
@@ -150,7 +157,7 @@ def burn_pin(key: bytes) -> None:
 class Person:
     id: str
     name: str
-    role: Role
+    role: StrEnum  # one of its file's roles
     badge: str | None = None  # HMAC of the badge
     pin: PinHash | None = None
 
@@ -238,7 +245,7 @@ class Roster:
         return found
 
 
-def _person(entry: object, where: str) -> Person:
+def _person(entry: object, where: str, roles: Roles) -> Person:
     if not isinstance(entry, dict):
         raise PeopleError(f"{where}: each person is an object")
     unknown = set(entry) - {"id", "name", "role", "badge", "pin"}
@@ -247,9 +254,10 @@ def _person(entry: object, where: str) -> Person:
     pid = check_id(entry.get("id"))
     where = f"{where} ({pid})"
     try:
-        role = Role(entry.get("role"))
+        role = roles(entry.get("role"))
     except ValueError:
-        raise PeopleError(f"{where}: role must be croupier or supervisor") from None
+        *others, last = (r.value for r in roles)
+        raise PeopleError(f"{where}: role must be {', '.join(others)} or {last}") from None
     badge, pin = entry.get("badge"), entry.get("pin")
     if badge is not None and (not isinstance(badge, str) or not re.fullmatch(r"[0-9a-f]{64}",
                                                                              badge)):
@@ -274,7 +282,7 @@ def _person(entry: object, where: str) -> Person:
     return Person(pid, name, role, badge, pin_hash)
 
 
-def parse(data: bytes, key: bytes, where: str = PEOPLE_FILE) -> Roster:
+def parse(data: bytes, key: bytes, where: str = PEOPLE_FILE, roles: Roles = Role) -> Roster:
     try:
         doc = json.loads(data)
     except ValueError as e:
@@ -282,7 +290,8 @@ def parse(data: bytes, key: bytes, where: str = PEOPLE_FILE) -> Roster:
     if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(
             doc.get("people"), list):
         raise PeopleError(f"{where}: expected {{\"version\": {VERSION}, \"people\": [...]}}")
-    people = [_person(entry, f"{where}: person {i + 1}") for i, entry in enumerate(doc["people"])]
+    people = [_person(entry, f"{where}: person {i + 1}", roles)
+              for i, entry in enumerate(doc["people"])]
     try:
         return Roster.of(people, key, hashlib.sha256(data).hexdigest())
     except PeopleError as e:
@@ -292,11 +301,12 @@ def parse(data: bytes, key: bytes, where: str = PEOPLE_FILE) -> Roster:
 class PeopleFile:
     """The people file and its key. `roster()` reloads it when it changed on disk (the CLI
     may edit it while the daemon runs); a file that became unreadable keeps the last good
-    roster and says so once (`error`)."""
+    roster and says so once (`error`). `roles`: the roles its people may have."""
 
-    def __init__(self, path: Path, key_path: Path) -> None:
+    def __init__(self, path: Path, key_path: Path, roles: Roles = Role) -> None:
         self.path = path
         self.key_path = key_path
+        self.roles = roles
         self.error = ""
         self._lock = threading.Lock()
         self._stat: tuple[int, int, int] | None = None
@@ -314,7 +324,7 @@ class PeopleFile:
         except OSError as e:
             raise PeopleError(f"{self.path}: {e.strerror or e}") from e
         else:
-            roster = parse(data, key, str(self.path))
+            roster = parse(data, key, str(self.path), self.roles)
             stat_key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         with self._lock:
             self._roster, self._stat, self.error = roster, stat_key, ""

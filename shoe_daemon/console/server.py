@@ -52,35 +52,36 @@ from shoe_daemon.console.answers import (
     action_body,
     asked,
 )
+from shoe_daemon.console.gate import (
+    HEADERS,
+    MAX_BODY,
+    SIGN_IN,
+    Gate,
+    clear_session_cookie,
+    error_response,
+    json_response,
+    live_session,
+    loopback_hosts,
+    read_json,
+    refused,
+    same_origin,
+    secure,
+    set_session_cookie,
+)
+from shoe_daemon.console.gate import Refusal as _Error
 from shoe_daemon.console.handoff import ADMIT, ANSWER, Inbox, Outcome
-from shoe_daemon.console.people import PeopleFile, Person, Role
+from shoe_daemon.console.people import PeopleFile, Role
 from shoe_daemon.console.recall import NoSuchCoup
 from shoe_daemon.console.schema import REQUEST_ID, Field, Invalid, check_object
 from shoe_daemon.console.sessions import Session, Sessions
-from shoe_daemon.console.throttle import Attempt, Lockout, NotNow, Throttle, is_screen
+from shoe_daemon.console.throttle import Lockout, Throttle
 from shoe_daemon.display.background import BackgroundServer
 from shoe_daemon.display.words import data as words_data
 
 STATIC = Path(str(resources.files("shoe_daemon.console") / "static"))
-MAX_BODY = 8 * 1024  # bytes: the largest request is a reason of 300 characters
 SWEEP = 5.0  # s between looks for sessions past their time
 KEEPALIVE = 15.0
 QUEUE_SIZE = 32
-HEADERS = {
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "frame-ancestors 'none'; form-action 'self'",
-}
-SIGN_IN = {
-    "id": REQUEST_ID,
-    "method": Field("pin or badge", choices=("pin", "badge")),
-    "person": Field("the person's id", required=False, max_len=32),
-    "pin": Field("the PIN", required=False, max_len=64),
-    "badge": Field("the badge", required=False, max_len=64),
-}
 APPROVAL = {
     "method": Field("pin or badge", choices=("pin", "badge")),
     "person": Field("the supervisor's id", required=False, max_len=32),
@@ -91,46 +92,6 @@ ONLY_ID = {"id": REQUEST_ID}
 NOT_ACCEPTED = "the supervisor's PIN or badge was not accepted"
 SCREENS = frozenset({"127.0.0.1", "::1"})  # the table's own screens: the Pi's kiosk
 EMPTY_CONSOLE = b'{"latches":[],"key_refusals":[],"lamp":"","reports":[],"money":null}'
-
-
-class _Error(Exception):
-    def __init__(self, status: int, reason: str, more: dict[str, Any] | None = None) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
-        self.more = more or {}  # a money rule's refusal: its code and rule
-
-
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise Invalid(f"the key {key!r} is given twice")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise Invalid(f"{name} is not JSON")
-
-
-def parse_json(data: bytes) -> Any:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Invalid("the body is not UTF-8") from None
-    try:
-        return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant)
-    except ValueError as e:  # JSONDecodeError and Invalid
-        raise Invalid(f"the body is not valid JSON: {e}") from None
-
-
-def _signed_in(check: asyncio.Future[Person | None]) -> str | None:
-    """Whose PIN a finished check matched (None: no one, or the check failed)."""
-    if check.cancelled() or check.exception() is not None:
-        return None
-    person = check.result()
-    return person.id if person is not None else None
 
 
 @dataclass(eq=False)
@@ -167,6 +128,7 @@ class ConsoleServer(BackgroundServer):
         self.sessions = Sessions(idle, longest)
         self.screens = screens
         self.throttle = Throttle(on_lockout=self._locked_out)
+        self.gate = Gate(people, self.throttle, screens, log)
         self.answers = Answers(longest, ledger)
         self._view = b"{}"
         self._console = EMPTY_CONSOLE
@@ -228,8 +190,7 @@ class ConsoleServer(BackgroundServer):
         port = self.port
         self.url = f"{'https' if self.tls else 'http'}://{shown}:{port}/"
         if self.loopback:
-            self._hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}",
-                           f"{shown}:{port}"}
+            self._hosts = loopback_hosts(shown, port)
 
     async def _serve(self) -> None:
         assert self._stopped is not None
@@ -271,63 +232,24 @@ class ConsoleServer(BackgroundServer):
                 raise _Error(421, f"this console answers to {sorted(self._hosts)[0]}, not "
                                   f"{request.host!r}")
             if request.method == "POST":
-                self._same_origin(request)
+                same_origin(request, self.tls)
             response = await handler(request)
-        except _Error as e:
-            response = self._error(e.status, e.reason, e.more)
-        except Invalid as e:
-            response = self._error(400, str(e))
-        except web.HTTPRequestEntityTooLarge:
-            response = self._error(413, f"a request body may hold at most {MAX_BODY} bytes")
-        except web.HTTPException as e:
-            if e.status >= 400:
-                response = self._error(e.status, e.reason)
-            else:
-                raise
-        except Exception:  # the console's own fault: logged whole, the client told only that
-            if self.log is not None:
-                self.log.exception("console.fault", method=request.method, path=request.path)
-            response = self._error(500, "the console could not answer this: the fault is "
-                                        "logged at the table")
-        for name, value in HEADERS.items():
-            response.headers.setdefault(name, value)
-        if self.tls:
-            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
-        return response
-
-    def _same_origin(self, request: web.Request) -> None:
-        origin = request.headers.get("Origin")
-        own = f"{'https' if self.tls else 'http'}://{request.host}"
-        if origin is None:
-            raise _Error(403, "a request without an Origin header is refused")
-        if origin != own:
-            raise _Error(403, f"a request from another origin ({origin}) is refused")
-        site = request.headers.get("Sec-Fetch-Site")
-        if site is not None and site not in ("same-origin", "none"):
-            raise _Error(403, f"a {site} request is refused")
-
-    async def _body(self, request: web.Request) -> Any:
-        if request.content_type != "application/json":
-            raise _Error(415, "the body must be application/json")
-        if request.content_length is not None and request.content_length > MAX_BODY:
-            raise _Error(413, f"a request body may hold at most {MAX_BODY} bytes")
-        return parse_json(await request.read())
+        except Exception as e:  # a refusal answered; the console's own fault logged whole
+            answer = refused(e)
+            if answer is None:
+                if isinstance(e, web.HTTPException):
+                    raise
+                if self.log is not None:
+                    self.log.exception("console.fault", method=request.method,
+                                       path=request.path)
+                answer = self._error(500, "the console could not answer this: the fault is "
+                                          "logged at the table")
+            response = answer
+        return secure(response, self.tls)
 
     def _session(self, request: web.Request) -> Session:
-        session, why = self.sessions.find(request.cookies.get(self.cookie))
-        if session is None:
-            if why == "expired":
-                for gone in self.sessions.expired():
-                    self._ended(gone, "expired")
-                raise _Error(401, "your session has expired: sign in again")
-            raise _Error(401, "not signed in")
-        person = self.people.roster().get(session.person)
-        if person is None or person.role is not session.role:
-            self.sessions.close(session)
-            self._ended(session, "removed")
-            raise _Error(401, f"{session.person} is no longer configured as a "
-                              f"{session.role.value}: signed out")
-        return session
+        return live_session(self.sessions, self.people, request.cookies.get(self.cookie),
+                            self._ended)
 
     def _first_time(self, request_id: str) -> None:
         """A sign-in's id: new, or refused as replayed (nothing is kept for it here; the
@@ -394,14 +316,8 @@ class ConsoleServer(BackgroundServer):
             if client.session == session_id and client.task is not None:
                 client.task.cancel()
 
-    @staticmethod
-    def _json(body: Any, status: int = 200) -> web.Response:
-        return web.Response(status=status, content_type="application/json",
-                            body=json.dumps(body, separators=(",", ":")).encode())
-
-    def _error(self, status: int, reason: str, more: dict[str, Any] | None = None
-               ) -> web.Response:
-        return self._json({"error": reason, **(more or {})}, status)
+    _json = staticmethod(json_response)
+    _error = staticmethod(error_response)
 
     # ---- the routes ----------------------------------------------------------------------------
 
@@ -431,7 +347,7 @@ class ConsoleServer(BackgroundServer):
         return self._json({"table": self._table(), "people": people})
 
     def _at_screen(self, request: web.Request) -> bool:
-        return is_screen(request.remote or "", self.screens)
+        return self.gate.at_screen(request)
 
     def _locked_out(self, lockout: Lockout) -> None:
         """A delay started: logged, and handed to the table's loop for the ledger."""
@@ -440,46 +356,12 @@ class ConsoleServer(BackgroundServer):
             self.log.warning("console.lockout", **body)
         self.inbox.record("console.lockout", body)
 
-    async def _identify(self, request: web.Request, data: dict[str, str], noun: str,
-                        what: str) -> tuple[Person | None, str]:
-        """Whose PIN or badge this is (None: nobody's), through the sign-in throttle, counted
-        before the slow hash (throttle.py): a sign-in and a supervisor's approval meet the
-        same checks. A failure is logged as `what` (never the PIN or the badge)."""
-        method = data["method"]
-        wanted = {"pin": {"person", "pin"}, "badge": {"badge"}}[method]
-        given = set(data) - {"id", "method"}
-        if given != wanted:
-            raise _Error(400, f"{noun} by {method} takes {' and '.join(sorted(wanted))}, and "
-                              "nothing else")
-        remote = request.remote or "?"
-        roster = self.people.roster()
-        named = data.get("person")
-        attempt = Attempt(method, named if named and roster.get(named) else None, remote,
-                          self._at_screen(request))
-        try:
-            ticket = self.throttle.admit(attempt)
-        except NotNow as e:
-            raise _Error(429, e.reason) from None
-        if method == "pin":
-            # The slot is the hash's until the hash ends, even if the client goes away.
-            checking = asyncio.get_running_loop().run_in_executor(
-                None, roster.check_pin, data["person"], data["pin"])
-            checking.add_done_callback(lambda f: self.throttle.done(ticket, _signed_in(f)))
-            person = await asyncio.shield(checking)
-        else:
-            person = roster.by_badge(data["badge"])
-            self.throttle.done(ticket, person.id if person is not None else None)
-        if person is None and self.log is not None:  # never the PIN or the badge
-            self.log.warning(what, person=attempt.person, method=method, remote=remote,
-                             at_screen=attempt.screen)
-        return person, remote
-
     async def _sign_in(self, request: web.Request) -> web.Response:
         """Checked, counted before the slow hash (throttle.py), then the session. Nothing of
         a refused attempt is kept but its count: not its request id, not an unknown person."""
-        data = check_object(await self._body(request), SIGN_IN, "a sign-in")
+        data = check_object(await read_json(request), SIGN_IN, "a sign-in")
         method = data["method"]
-        person, remote = await self._identify(request, data, "a sign-in",
+        person, remote = await self.gate.identify(request, data, "a sign-in",
                                              "console.sign_in_failed")
         if person is None:
             raise _Error(401, "sign-in refused: wrong PIN, or a badge or person not "
@@ -495,18 +377,16 @@ class ConsoleServer(BackgroundServer):
             self.log.info("console.signed_in", person=person.id, role=person.role.value,
                           method=method, session=session_id, remote=remote)
         response = self._json({"me": self._me_of(session)})
-        response.set_cookie(self.cookie, token, httponly=True, samesite="Strict",
-                            secure=self.tls, path="/", max_age=int(self.sessions.longest))
+        set_session_cookie(response, self.cookie, token, self.tls, self.sessions.longest)
         return response
 
     async def _sign_out(self, request: web.Request) -> web.Response:
         session = self._session(request)
-        data = check_object(await self._body(request), ONLY_ID, "a sign-out")
+        data = check_object(await read_json(request), ONLY_ID, "a sign-out")
         response = await self._answer(session, data["id"], asked("sign_out", None),
                                       lambda answer: self._signed_out(answer, session))
         if response.status == 200:
-            response.del_cookie(self.cookie, path="/", secure=self.tls, httponly=True,
-                                samesite="Strict")
+            clear_session_cookie(response, self.cookie, self.tls)
         return response
 
     async def _signed_out(self, answer: Answer, session: Session) -> Reply:
@@ -544,7 +424,7 @@ class ConsoleServer(BackgroundServer):
         authorises it (contract 1). A retry (its id known) gets its first answer before any
         approval is looked at: the PIN is hashed once, for the first request alone."""
         session = self._session(request)
-        body = await self._body(request)
+        body = await read_json(request)
         if not isinstance(body, dict):
             raise Invalid("an action must be a JSON object")
         unknown = sorted(set(body) - {"id", "kind", "args", "approval"})
@@ -581,7 +461,7 @@ class ConsoleServer(BackgroundServer):
         where the action needs no approval, or the approver is not a supervisor."""
         if not kind.needs_approval(session.role) and not kind.supervised:
             raise _Error(400, f"{kind.name} needs no supervisor: do it without her approval")
-        person, remote = await self._identify(request, data, "an approval",
+        person, remote = await self.gate.identify(request, data, "an approval",
                                              "console.approval_failed")
         if person is None:
             raise _Error(401, NOT_ACCEPTED)

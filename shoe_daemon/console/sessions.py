@@ -15,8 +15,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-from shoe_daemon.console.people import Role
+from enum import StrEnum
 
 
 def _digest(token: str) -> str:
@@ -27,7 +26,7 @@ def _digest(token: str) -> str:
 class Session:
     person: str
     name: str
-    role: Role
+    role: StrEnum
     id: str  # the session's public id, recorded with sign-in and sign-out (not the token)
     method: str
     started: float
@@ -56,7 +55,7 @@ class Sessions:
     def new_id() -> str:
         return secrets.token_hex(6)
 
-    def open(self, person: str, name: str, role: Role, session_id: str,
+    def open(self, person: str, name: str, role: StrEnum, session_id: str,
              method: str) -> str:
         """A new session; its token (for the cookie)."""
         token = secrets.token_urlsafe(32)

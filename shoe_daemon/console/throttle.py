@@ -151,6 +151,16 @@ def is_screen(remote: str, screens: frozenset[str]) -> bool:
     return str(address) in screens
 
 
+def is_loopback(host: str) -> bool:
+    """Only this machine can reach it: PINs may then cross it without TLS."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def screen_set(addresses: Iterable[str]) -> frozenset[str]:
     """The screens' addresses as `is_screen` compares them; ValueError naming a bad one."""
     out = set()

@@ -34,6 +34,7 @@ class Client:
     queue: asyncio.Queue[bytes]
     task: asyncio.Task[Any] | None = None
     dropped: bool = False
+    owner: str = ""  # whose stream it is (the pit's: a session's id), to end it with them
 
 
 class SseServer(BackgroundServer):
@@ -93,6 +94,16 @@ class SseServer(BackgroundServer):
             self.log.warning(f"{self.NAME}.client_dropped", clients=len(self._clients),
                              dropped=self.dropped)
 
+    def owner(self, request: web.Request) -> str:
+        """Whose stream a request opens ("": nobody's; the pit's page says its session)."""
+        return ""
+
+    def end_streams(self, owner: str) -> None:
+        """Every stream of `owner` closed now (on the server's loop)."""
+        for client in list(self._clients):
+            if client.owner == owner and client.task is not None:
+                client.task.cancel()
+
     @staticmethod
     async def _secure(_: web.Request, response: web.StreamResponse) -> None:
         for name, value in HEADERS.items():
@@ -106,7 +117,8 @@ class SseServer(BackgroundServer):
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """Server-Sent Events: the full state first, then every change."""
-        client = Client(queue=asyncio.Queue(self.queue_size), task=asyncio.current_task())
+        client = Client(queue=asyncio.Queue(self.queue_size), task=asyncio.current_task(),
+                        owner=self.owner(request))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
         await response.prepare(request)

@@ -11,7 +11,6 @@ where the money is entered).
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import tomllib
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.transport import names as transport_names
+from shoe_daemon.console.throttle import is_loopback
 from shoe_daemon.display.words import LANGUAGES, TERMS
 from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.game.houses import PROFILES
@@ -173,16 +173,6 @@ def http_address(value: str, setting: str = "http") -> tuple[str, int] | None:
 def console_address(c: Config) -> tuple[str, int] | None:
     """Where the croupier's console listens; None when it is off."""
     return http_address(c.console, "console")
-
-
-def is_loopback(host: str) -> bool:
-    """Only this machine can reach it: PINs may then cross it without TLS."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

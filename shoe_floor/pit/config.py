@@ -18,6 +18,13 @@ poll = 1.0                # s between two readings of the store
 behind_grace = 5.0        # s a table's change may wait for its records before "behind"
 clock_skew = 2.0          # s the tables' clocks may be behind the page's (heartbeats)
 # table_keys = "/etc/shoe-floor/table-keys"   # default: [collector] table_keys
+name = "Salle Europe"     # the floor's name, said on the sign-in screen
+people = "pit-people.json"  # who may sign in (`shoe-floor people`); its key pit-people.key
+screens = ["127.0.0.1", "::1"]  # the pit's own screens: only they show the name tiles
+cert = "pit.crt"          # TLS: required off loopback (PINs never cross a network in clear)
+key = "pit.key"
+idle = 900                # s without a request before a session ends
+session = 43200           # s a session lasts at most
 ```
 """
 
@@ -28,9 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from shoe_daemon.console.throttle import is_loopback, screen_set
 from shoe_daemon.floor.config import FloorConfig, FloorConfigError, parse_floor
 from shoe_daemon.floor.topics import DEFAULT_PIT
 from shoe_floor.config import CollectorConfigError, database_of, table_keys_of
+from shoe_floor.pit.people import PEOPLE_FILE
 
 LOGIN = ("username", "password", "password_file", "cert_file", "key_file")
 
@@ -46,9 +55,17 @@ class PitConfig:
     behind_grace: float = 5.0
     table_keys: Path = Path("table-keys")  # DIR/<table>/*.pub.pem: what checks the tables
     clock_skew: float = 2.0
+    people: Path = Path(PEOPLE_FILE)
+    name: str = "the floor"
+    screens: frozenset[str] = frozenset({"127.0.0.1", "::1"})
+    cert: str = ""
+    key: str = ""
+    idle: float = 900.0
+    session: float = 43200.0
 
 
-_KEYS = {"http", "client_id", "poll", "behind_grace", "clock_skew", "table_keys", *LOGIN}
+_KEYS = {"http", "client_id", "poll", "behind_grace", "clock_skew", "table_keys", "name",
+         "people", "screens", "cert", "key", "idle", "session", *LOGIN}
 
 
 def parse_http(text: str) -> tuple[str, int]:
@@ -103,7 +120,49 @@ def parse_pit(data: dict[str, Any], base: Path | None = None,
     keys = table_keys_of(section, "pit", base) if "table_keys" in section else \
         table_keys_of(data.get("collector", {}), "pit", base)
     return PitConfig(broker, database, host, port, client_id, values["poll"],
-                     values["behind_grace"], keys, values["clock_skew"])
+                     values["behind_grace"], keys, values["clock_skew"],
+                     **_sign_in(section, base, host))
+
+
+def _path(value: object, key: str, base: Path | None) -> str:
+    if not isinstance(value, str) or not value:
+        raise CollectorConfigError(f"pit.{key}: must be a file's path")
+    path = Path(value)
+    return str(path if path.is_absolute() or base is None else base / path)
+
+
+def _sign_in(section: dict[str, Any], base: Path | None, host: str) -> dict[str, Any]:
+    """Who signs in, where and for how long; TLS off loopback (as the console's)."""
+    out: dict[str, Any] = {"people": Path(_path(section.get("people", PEOPLE_FILE), "people",
+                                                base))}
+    name = section.get("name", "the floor")
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 80:
+        raise CollectorConfigError("pit.name: the floor's name, 1 to 80 characters")
+    out["name"] = name.strip()
+    screens = section.get("screens", ["127.0.0.1", "::1"])
+    if not isinstance(screens, list) or not all(isinstance(a, str) for a in screens):
+        raise CollectorConfigError("pit.screens: a list of addresses, e.g. [\"10.0.4.20\"]")
+    try:
+        out["screens"] = screen_set(screens)
+    except ValueError as e:
+        raise CollectorConfigError(f"pit.screens: {e}") from None
+    if ("cert" in section) != ("key" in section):
+        raise CollectorConfigError("pit.cert and pit.key: give both or neither")
+    if "cert" in section:
+        out["cert"] = _path(section["cert"], "cert", base)
+        out["key"] = _path(section["key"], "key", base)
+    elif not is_loopback(host):
+        raise CollectorConfigError(
+            f"pit.http: {host} is not loopback: PINs and sessions would cross the network in "
+            "clear; give pit.cert and pit.key (TLS), or serve on 127.0.0.1")
+    for key, default in (("idle", 900), ("session", 43200)):
+        value = section.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise CollectorConfigError(f"pit.{key}: must be a number of seconds")
+        out[key] = float(value)
+    if not 60 <= out["idle"] <= out["session"]:
+        raise CollectorConfigError("pit.idle and pit.session: need 60 <= idle <= session")
+    return out
 
 
 def _login(floor: dict[str, Any], section: dict[str, Any], base: Path | None) -> FloorConfig:

@@ -38,8 +38,8 @@ from shoe_daemon.floor.config import FloorConfig
 from shoe_daemon.floor.mqtt import connect, make_client, user_properties
 from shoe_daemon.floor.topics import topic
 from shoe_floor.store import Store
-from tests.display_client import get
 from tests.floor.test_pit_server import Stream
+from tests.pit_people import request, sign_in, write_people
 
 
 def floor_cli(*argv: str, **kw: Any) -> subprocess.CompletedProcess[str]:
@@ -162,6 +162,7 @@ class Floor:
         self.tables: list[Table] = []
         self.procs: list[Process] = []
         self.toml = root / "floor.toml"
+        write_people(root / "pit-people.json", badges=True)
         settings = {"database": self.database, "client_id": "collector-1",
                     "table_keys": str(self.table_keys), "gap_grace": 0.3, "resend_every": 1.0,
                     "short_grace": short_grace}
@@ -230,8 +231,19 @@ class Floor:
 
 
 def tiles(url: str) -> dict[str, dict[str, Any]]:
-    """The page's board, from its /api/tiles: each tile by table."""
-    return {t["table"]: t for t in json.loads(get(url, "/api/tiles")[2])["tiles"]}
+    """The page's board, from its /api/tiles (signed in as the pit boss): each tile by table."""
+    return {t["table"]: t for t in json.loads(
+        request(url, "GET", "/api/tiles", cookie=signed_in(url))[2])["tiles"]}
+
+
+SESSIONS: dict[str, str] = {}  # a page's URL: the pit boss's session there
+
+
+def signed_in(url: str) -> str:
+    """The pit boss's session at the page (signed in once per page)."""
+    if url not in SESSIONS:
+        SESSIONS[url] = sign_in(url)
+    return SESSIONS[url]
 
 
 def tile_of(url: str, table: str, wanted: Callable[[dict[str, Any]], Any],
@@ -303,7 +315,7 @@ class Sse:
     """The page's event stream, read in a thread from its first event: all it ever sent."""
 
     def __init__(self, url: str):
-        self.stream = Stream(url)
+        self.stream = Stream(url, signed_in(url))
         self.raw = bytearray()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()

@@ -21,13 +21,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import sync_playwright
 
-from hil.floor_servers import COLLECTOR, PIT, PREFIX, Certs, Postgres, make_certs, wait_for
+from hil.floor_servers import COLLECTOR, PIT, PREFIX, wait_for
 from shoe_daemon.audit import keys
 from shoe_daemon.console.throttle import Lockout
 from shoe_daemon.floor.cursor import acked_index
@@ -48,29 +45,10 @@ from tests.attack.pit_support import (
     tiles,
 )
 from tests.floor.conftest import Listener
+from tests.pit_people import sign_in_page
 from tests.test_display_browser import SHOTS, launch, wait_until
 
 HELD = "SHOE DEAL 2C 5D@P"  # the banker's card at the punter's place: a hold (000 rule 12)
-
-
-@pytest.fixture(scope="module")
-def certs(tmp_path_factory: pytest.TempPathFactory) -> Certs:
-    return make_certs(tmp_path_factory.mktemp("certs"))
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    pg = Postgres()
-    pg.start()
-    yield pg
-    pg.stop()
-
-
-@pytest.fixture
-def floor(tmp_path: Path, certs: Certs, postgres: Postgres) -> Iterator[Floor]:
-    f = Floor(tmp_path, certs, postgres)
-    yield f
-    f.close()
 
 
 def pit_login(floor: Floor):
@@ -156,6 +134,7 @@ def test_forged_views_and_heads_are_never_shown_and_each_is_alarmed(floor: Floor
         browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(url)
+        sign_in_page(page)
         tile = '.tile[data-table="t-held"]'
         wait_until(page, f"(document.querySelector('{tile}') || {{dataset: {{}}}}).dataset"
                          ".lamp === 'hold'")

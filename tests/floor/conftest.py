@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
 from hil.floor_servers import (
     COLLECTOR,
@@ -39,6 +40,7 @@ from shoe_floor.config import load
 from shoe_floor.store import Store
 from shoe_floor.table_keys import lodge
 from tests.floor.real_tables import RealTable, table_toml
+from tests.test_display_browser import launch
 
 __all__ = ["PIT", "PREFIX", "Postgres", "wait_for"]  # what the tests import from here
 
@@ -312,3 +314,12 @@ class Listener:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, one per module (the pit's page tests)."""
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()

@@ -5,6 +5,7 @@ printed as the floor stored it, and the demo ends saying the floor holds each le
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -26,6 +27,10 @@ def test_the_floor_demo_shows_each_table_s_results_as_the_floor_stored_them() ->
     assert as_json.returncode == 0, as_json.stderr[-2000:]
     out = words.stdout.splitlines()
     assert out[0].startswith("floor: broker mqtts://127.0.0.1:")
+    at = out.index("pit people (sign in at the pit page):")
+    people = out[at + 1:at + 4]
+    assert [line.split()[0] for line in people] == ["pit_boss", "surveillance", "regulator"]
+    assert all(re.search(r": PIN \d{4}, badge DEMO-[PVR]-[0-9A-F]{4}$", line) for line in people)
     for table in TABLES:
         assert any(line.startswith(f"{table}: table display http://127.0.0.1:") for line in out)
     assert out[-1].startswith("floor: every table's ledger at the floor, verified link by link")

@@ -25,6 +25,7 @@ from hil.floor_servers import COLLECTOR, PIT, PREFIX, ROOT, wait_for
 from shoe_daemon.floor.link import FloorLink
 from tests.display_client import get
 from tests.floor.conftest import assert_exact, kill
+from tests.pit_people import request, sign_in, write_people
 from tests.test_install import build_deb, deb_contents
 from tests.test_systemd_units import directives, tool
 
@@ -113,6 +114,10 @@ def configure(prefix: Path, broker, database: str) -> Path:
         assert shipped in text, shipped
         text = text.replace(shipped, mine)
     config.write_text(text)
+    people = prefix / "var/lib/shoe-floor/pit-people.json"  # as installed, in the state dir
+    assert f'people = "{people}"' in text
+    people.parent.mkdir(parents=True, exist_ok=True)
+    write_people(people, ("boss",))
     return config
 
 
@@ -164,8 +169,11 @@ def test_the_installed_units_run_against_the_installed_configuration(installed, 
         table.commit(40)
         link.notify()
         assert_exact(database, [table], timeout=60)
-        wait_for(lambda: [t["store"]["tip"] for t in json.loads(get(url, "/api/tiles")[2])[
-            "tiles"]] == [40], what="the page to show the stored tip")
+        assert get(url, "/api/tiles")[0] == 401
+        cookie = sign_in(url)
+        wait_for(lambda: [t["store"]["tip"] for t in json.loads(request(
+            url, "GET", "/api/tiles", cookie=cookie)[2])["tiles"]] == [40],
+                 what="the page to show the stored tip")
         for proc in (collect, serve):
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(30) == 0

@@ -28,8 +28,8 @@ from hil.floor_servers import (
 )
 from shoe_daemon.floor.config import FloorConfig
 from shoe_daemon.floor.link import FloorLink
-from tests.display_client import get
 from tests.floor.conftest import Raw, assert_exact, kill
+from tests.pit_people import request, sign_in, write_people
 from tests.test_systemd_units import OK_THRESHOLD, directives, tool
 
 SYSTEMD = ROOT / "systemd"
@@ -116,6 +116,7 @@ def test_both_commands_run_under_memory_deny_write_execute(make_table, collector
     toml = collector_toml("collector-1")
     toml.write_text(toml.read_text() + '\n[pit]\nhttp = "127.0.0.1:0"\npoll = 0.3\n'
                     f'username = "{PIT}"\npassword_file = "{broker.secret(PIT)}"\n')
+    write_people(toml.parent / "pit-people.json", ("boss",))
     collect = subprocess.Popen(exec_start(UNITS[0], toml), cwd=tmp_path,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     serve = subprocess.Popen(exec_start(UNITS[1], toml), cwd=tmp_path,
@@ -133,8 +134,10 @@ def test_both_commands_run_under_memory_deny_write_execute(make_table, collector
         link.notify()
         assert_exact(database, [table], timeout=60)
         link.publish_state(b'{"table": "t1", "state": "waiting_for_stakes"}')
-        wait_for(lambda: [t["store"]["tip"] for t in json.loads(get(url, "/api/tiles")[2])[
-            "tiles"]] == [25], what="the page to show the stored tip")
+        cookie = sign_in(url)
+        wait_for(lambda: [t["store"]["tip"] for t in json.loads(request(
+            url, "GET", "/api/tiles", cookie=cookie)[2])["tiles"]] == [25],
+                 what="the page to show the stored tip")
         assert collect.poll() is None and serve.poll() is None
     finally:
         link.stop()

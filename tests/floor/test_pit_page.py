@@ -1,7 +1,8 @@
 """The pit's page end to end in Debian's Chromium: a real mosquitto, real tables (a coup
 machine dealing what the simulated croupier deals, a real ledger, the real floor link
 publishing its records and its display's public view), a real collector into a real
-PostgreSQL, and `shoe-floor serve`'s page. Screenshots in out/screenshots/ (pit-*.png)."""
+PostgreSQL, and `shoe-floor serve`'s page, signed in as the pit boss. Screenshots in
+out/screenshots/ (pit-*.png)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from hil.dealer import GameFaults
 from hil.floor_servers import Proxy
@@ -25,13 +26,15 @@ from shoe_floor.collector import Collector
 from shoe_floor.config import load
 from shoe_floor.pit.board import Board
 from shoe_floor.pit.config import load as load_pit
+from shoe_floor.pit.people import pit_people
 from shoe_floor.pit.server import PitServer
 from shoe_floor.pit.service import Pit
 from tests.display_client import get
 from tests.floor.conftest import PIT, PREFIX, ROOT, Raw, wait_for
 from tests.floor.game import GameTable
 from tests.floor.test_pit_board import Table, news, row
-from tests.test_display_browser import SHOTS, launch, wait_until
+from tests.pit_people import request, sign_in, sign_in_page, write_people
+from tests.test_display_browser import SHOTS, wait_until
 
 CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
 SUIT = re.compile("[\u2663\u2666\u2665\u2660]")  # a card as the page draws it
@@ -44,18 +47,11 @@ def database(postgres) -> str:
     return postgres.new_database()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def pit_toml(collector_toml, broker):
     def write(**pit: object) -> Path:
         path = collector_toml("collector-1")
+        write_people(path.parent / "pit-people.json")
         settings = {"http": "127.0.0.1:0", "poll": 0.3, "behind_grace": 1.0, "username": PIT,
                     "password_file": str(broker.secret(PIT)), **pit}
         path.write_text(path.read_text() + "\n[pit]\n" + "".join(
@@ -106,10 +102,17 @@ def wait_text(page: Page, table: str, words: str, timeout: float = 20.0) -> None
         time.sleep(0.05)
 
 
-def open_page(browser: Browser, url: str, width: int = 1920, height: int = 1080) -> Page:
+def open_page(browser: Browser, url: str, width: int = 1920, height: int = 1080,
+              person: str = "boss") -> Page:
+    """The page, signed in at the pit's screen."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url)
+    sign_in_page(page, person)
     return page
+
+
+def signed_get(url: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    return request(url, "GET", path, cookie=sign_in(url))
 
 
 def shoot(page: Page, name: str) -> Path:
@@ -165,7 +168,8 @@ def test_the_page_follows_every_table_live(games, collector, pit, browser, broke
     assert page.query_selector_all(f"{tile(page, 't2')} [data-code]") == []
     assert len(page.query_selector_all(f"{tile(page, 't2')} .card.back")) == 4
     assert SUIT.findall(tile_text(page, "t2")) == []
-    served = {t["table"]: t for t in json.loads(get(pit.server.url, "/api/tiles")[2])["tiles"]}
+    served = {t["table"]: t
+              for t in json.loads(signed_get(pit.server.url, "/api/tiles")[2])["tiles"]}
     assert CODE.findall(json.dumps(served["t2"])) == []
     shoot(page, "pit-face-down")
     # The table shows them: so does the page, and only then.
@@ -360,8 +364,10 @@ def test_24_tables_legible_at_1920x1080(games, collector, pit, browser):
 # posts it (the broker and the store are the tests above) ----------------------------------
 
 @pytest.fixture
-def board_server() -> Iterator[PitServer]:
-    s = PitServer(Board(), "127.0.0.1", 0)
+def board_server(tmp_path) -> Iterator[PitServer]:
+    people = pit_people(write_people(tmp_path / "pit-people.json", ("boss",)))
+    people.load()
+    s = PitServer(Board(), "127.0.0.1", 0, people=people)
     s.start()
     yield s
     s.stop()
@@ -492,8 +498,11 @@ def test_shoe_floor_serve_runs_from_its_config(games, collector, pit_toml):
                 url = json.loads(line)["url"]
                 break
         assert url, proc.stderr.read()
-        wait_for(lambda: [t["shoe"] for t in json.loads(get(url, "/api/tiles")[2])["tiles"]
-                          if t.get("shoe")], what="the table's tile")
+        assert get(url, "/api/tiles")[0] == 401
+        cookie = sign_in(url)
+        wait_for(lambda: [t["shoe"] for t in json.loads(
+            request(url, "GET", "/api/tiles", cookie=cookie)[2])["tiles"] if t.get("shoe")],
+                 what="the table's tile")
         port = int(url.rsplit(":", 1)[1].strip("/"))
         taken = subprocess.run([sys.executable, "-m", "shoe_floor.cli", "serve", "--config",
                                 str(toml), "--http", f"127.0.0.1:{port}"], cwd=ROOT,

@@ -366,12 +366,23 @@ function connect() {
     }
   });
   source.addEventListener("floor", (event) => floor(JSON.parse(event.data)));
-  // EventSource reconnects by itself; each connection starts with the whole board.
-  source.onerror = () => { document.body.dataset.link = "reconnecting"; };
+  // EventSource reconnects by itself; each connection starts with the whole board. A
+  // session that ended (401) closes it for good: then the sign-in screen.
+  source.onerror = () => {
+    document.body.dataset.link = "reconnecting";
+    fetch("/api/me", { credentials: "same-origin" }).then((r) => {
+      if (r.status === 401) {
+        source.close();
+        tiles.clear();
+        waiting.clear();
+        sessionOver();
+      }
+    }).catch(() => {});
+  };
 }
 
 setInterval(() => {
   document.querySelectorAll("[data-since]").forEach(tick);
   $("clock").textContent = new Date(now()).toISOString().slice(11, 19) + " UTC";
 }, 1000);
-connect();
+whenSignedIn(connect);
