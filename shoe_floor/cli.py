@@ -26,7 +26,7 @@ from pathlib import Path
 import structlog
 
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.cli import add_export_arguments, parse_time
+from shoe_daemon.audit.cli import add_export_arguments, add_range_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
 from shoe_daemon.report.cli import SHIFTS, current_shift, ns, parse_shifts
@@ -61,10 +61,7 @@ def _parser() -> argparse.ArgumentParser:
                                      "report` gives it) and the floor's total per currency, "
                                      "from the store's proven records (docs/floor.md).")
     rep.add_argument("--config", type=Path, required=True)
-    rep.add_argument("--from", dest="start", type=parse_time, metavar="T",
-                     help="first time (ISO 8601, UTC if no zone), inclusive")
-    rep.add_argument("--to", dest="end", type=parse_time, metavar="T",
-                     help="last time (ISO 8601, UTC if no zone), exclusive")
+    add_range_arguments(rep)
     rep.add_argument("--all", action="store_true", help="every record held, not the shift")
     rep.add_argument("--shifts", type=parse_shifts, default=parse_shifts(SHIFTS),
                      metavar="HH:MM,...",

@@ -95,7 +95,7 @@ def test_each_tables_figures_are_its_own_reports_and_the_total_their_sum(floor, 
         assert all(v["by"] for v in voids if v["how"] != "000 rule 24: the shoe ran short")
     # The total: per currency, the sum of the tables' own totals.
     sums: dict[str, dict] = defaultdict(lambda: defaultdict(Decimal))
-    for name, report in own.items():
+    for report in own.values():
         code = report["currency"]["code"]
         sums[code]["tables"] += 1
         for key in ("staked", "drop", "commission"):
@@ -186,7 +186,7 @@ def test_a_store_rewritten_behind_the_collectors_back_is_refused(floor, database
 
 
 def test_an_unknown_table_or_an_empty_range_is_said_plainly(floor):
-    toml, tables = floor
+    toml, _tables = floor
     unknown = floor_cli("report", "--config", str(toml), "--all", "--table", "t9")
     assert unknown.returncode == 2 and unknown.stdout == ""
     assert "no records of table 't9' at the floor (tables: t1, t2, t3)" in unknown.stderr
