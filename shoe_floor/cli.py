@@ -20,7 +20,6 @@ import signal
 import sqlite3
 import sys
 import threading
-from datetime import datetime
 from pathlib import Path
 
 import structlog
@@ -29,7 +28,7 @@ from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import add_export_arguments, add_range_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
-from shoe_daemon.report.cli import SHIFTS, current_shift, ns, parse_shifts
+from shoe_daemon.report.cli import SHIFTS, asked_range, parse_shifts
 from shoe_daemon.report.figures import ReportError
 from shoe_floor.broker import BROKER_FILES, DEPLOYED, BrokerFiles, acl_text, broker_conf
 from shoe_floor.collector import Collector
@@ -191,14 +190,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     """The current shift in the floor's local time unless a range or --all is given."""
-    start, end, shift = args.start, args.end, None
-    if args.all and (start is not None or end is not None):
-        raise AuditError("--all or a range (--from, --to), not both")
-    if start is None and end is None and not args.all:
-        begins, ends = current_shift(datetime.now().astimezone(), args.shifts)
-        start, end = ns(begins), ns(ends)
-        shift = f"the current shift, {begins:%Y-%m-%d %H:%M} to {ends:%H:%M} " \
-                f"{begins:%Z}".rstrip()
+    start, end, shift = asked_range(args.start, args.end, args.all, args.shifts)
     config = load_config(args.config)
     store = _open_store(config.database)
     try:
