@@ -146,7 +146,7 @@ def main() -> int:
         pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(15)
         print(f"what dominates ({args.profile_tables} tables under cProfile, by own time; "
               "profiling slows it):")
-        print("\n".join(out.getvalue().splitlines()[4:30]))
+        print("\n".join(line for line in out.getvalue().splitlines()[:30] if line.strip()))
         store.close()
         if args.cli:
             toml = work / "floor.toml"
