@@ -3,7 +3,7 @@ of coups with their money, in a real PostgreSQL (hil/floor_servers.py), timed as
 runs it (shoe_floor.report.floor_report; goal, issue 21: under 1 s).
 
 The store is written directly, as the collector keeps it: each table's records are a real
-money ledger (tests/money_ledger.py: dealt shoes, a croupier's banks and stakes, a console's
+money ledger (hil/money_ledger.py: dealt shoes, a croupier's banks and stakes, a console's
 void, a shoe's KEY and VOID) played at a croupier's pace so that `--shoes` shoes fill the
 hours, and the table's own Ed25519 signature over the last record of each transaction (a
 live link publishes one message a commit, and the collector keeps each message's
@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.latency import machine_name  # noqa: E402
 from hil.floor_servers import Postgres  # noqa: E402
+from hil.money_ledger import T0_NS, Clock, MoneyTable, records_of  # noqa: E402
 from shoe_daemon.audit import keys  # noqa: E402
 from shoe_daemon.audit.ledger import Record  # noqa: E402
 from shoe_daemon.audit.table_signatures import RecordSignature, statement  # noqa: E402
@@ -45,7 +46,6 @@ from shoe_floor.chain import Tip  # noqa: E402
 from shoe_floor.report import floor_report  # noqa: E402
 from shoe_floor.store import Store  # noqa: E402
 from shoe_floor.table_keys import lodge  # noqa: E402
-from tests.money_ledger import T0_NS, Clock, MoneyTable, records_of  # noqa: E402
 
 GOAL_S = 1.0
 SECOND = 1_000_000_000

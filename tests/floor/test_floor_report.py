@@ -1,6 +1,6 @@
 """`shoe-floor report`: the floor's shift report from the collector's store.
 
-Three tables play with their money into real ledgers (tests/money_ledger.py: dealt shoes, a
+Three tables play with their money into real ledgers (hil/money_ledger.py: dealt shoes, a
 croupier's stakes and banks, a console's void, a shoe's KEY and VOID, a supervisor's
 corrections), at two houses and two currencies, and reach the store through a real broker,
 their real floor links and a real collector, in PostgreSQL and in SQLite. The floor's
@@ -19,6 +19,7 @@ from decimal import Decimal
 
 import pytest
 
+from hil.money_ledger import MoneyTable
 from shoe_daemon.audit.layout import iso
 from shoe_daemon.audit.ledger import Record, chain_hash
 from shoe_daemon.floor.link import FloorLink
@@ -26,7 +27,6 @@ from shoe_daemon.service.cli import main as daemon_main
 from shoe_floor.store import Store
 from tests.floor.conftest import assert_exact
 from tests.floor.test_floor_export import floor_cli
-from tests.money_ledger import MoneyTable
 
 TABLES = (("t1", "baden", 3, {"voids": {5: "console", 9: "shoe"}, "supervisor": True}),
           ("t2", "baden-punto-banco", 4, {"voids": {7: "console"}}),

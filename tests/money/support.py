@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from hil.money_ledger import SETTINGS
 from shoe_daemon.game import results
 from shoe_daemon.game.rules import Game, swiss_nine
 from shoe_daemon.money.houses import MONEY_PROFILES
@@ -17,16 +18,6 @@ from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney
 
-#: The `[money]` settings each profile needs (the values its seed leaves to the table).
-SETTINGS: dict[str, dict[str, Any]] = {
-    "zoppot-1934": {"commission_percent": 5},
-    "clermont-2015": {"min_bank": 100, "min_stake": 10, "max_stake": 5000},
-    "eight-pack": {},
-    "baden": {"min_bank": 100, "min_stake": 10},
-    "baden-punto-banco": {"min_stake": 10, "max_stake": 5000, "nine_min_stake": 5,
-                          "nine_max_stake": 100},
-    "shimmy": {"min_bank": 100, "max_bank": "none", "min_stake": 10},
-}
 CHEMIN_DE_FER = [n for n, p in MONEY_PROFILES.items() if p.game is Game.CHEMIN_DE_FER]
 
 #: Card pairs for a side's first two cards by what they make.

@@ -47,10 +47,21 @@ from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.limits import table_limits
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney
-from tests.money.support import SETTINGS
 
 T0_NS = 1_772_344_800_000_000_000  # 2026-03-01T06:00:00Z
 SECOND = 1_000_000_000
+
+
+#: The `[money]` settings each profile needs (the values its seed leaves to the table).
+SETTINGS: dict[str, dict[str, Any]] = {
+    "zoppot-1934": {"commission_percent": 5},
+    "clermont-2015": {"min_bank": 100, "min_stake": 10, "max_stake": 5000},
+    "eight-pack": {},
+    "baden": {"min_bank": 100, "min_stake": 10},
+    "baden-punto-banco": {"min_stake": 10, "max_stake": 5000, "nine_min_stake": 5,
+                          "nine_max_stake": 100},
+    "shimmy": {"min_bank": 100, "max_bank": "none", "min_stake": 10},
+}
 
 
 class Clock:
