@@ -4,6 +4,8 @@
     shoe-floor serve --config floor.toml [--http HOST:PORT]   the pit's live page
     shoe-floor people list|add|set-pin|set-badge|clear-pin|clear-badge|remove --config F
     shoe-floor export --config floor.toml --out DIR [--from T] [--to T] [--table NAME ...]
+    shoe-floor report --config floor.toml [--from T] [--to T | --all] [--table NAME ...]
+        [--shifts HH:MM,...] [--csv | --json]   the floor's shift report, per table and in total
     shoe-floor verify DIR [--public-key PEM] [--table-keys DIR]  a floor export, every table
     shoe-floor keygen | rotate-key | public-key --config floor.toml   the floor's signing key
     shoe-floor lodge-key --config floor.toml TABLE FILE   file a table's public key
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sqlite3
 import sys
@@ -23,10 +26,12 @@ from pathlib import Path
 import structlog
 
 from shoe_daemon.audit import keys
-from shoe_daemon.audit.cli import add_export_arguments
+from shoe_daemon.audit.cli import add_export_arguments, add_range_arguments
 from shoe_daemon.audit.reader import AuditError, VerifyFailed
 from shoe_daemon.console.people_commands import add_people_commands, run_people
 from shoe_daemon.floor.topics import DEFAULT_COLLECTOR, DEFAULT_PIT, DEFAULT_PREFIX
+from shoe_daemon.report.cli import SHIFTS, asked_range, parse_shifts
+from shoe_daemon.report.figures import ReportError
 from shoe_floor.broker import BROKER_FILES, DEPLOYED, BrokerFiles, acl_text, broker_conf
 from shoe_floor.collector import Collector
 from shoe_floor.config import CollectorConfigError, load
@@ -34,6 +39,7 @@ from shoe_floor.export import export_floor, load_config
 from shoe_floor.pit.config import load as load_pit
 from shoe_floor.pit.people import PitRole, pit_people
 from shoe_floor.pit.service import Pit
+from shoe_floor.report import floor_report, render_csv, render_text
 from shoe_floor.store import Store
 from shoe_floor.table_keys import LodgeRefused, lodge
 from shoe_floor.verify import verify_floor
@@ -53,6 +59,21 @@ def _parser() -> argparse.ArgumentParser:
     add_export_arguments(ex)
     ex.add_argument("--table", action="append", metavar="NAME",
                     help="only this table (repeatable; default: every table)")
+    rep = sub.add_parser("report", help="the floor's shift report, per table and in total",
+                         description="Each table's shift report (as its own `shoe-daemon "
+                                     "report` gives it) and the floor's total per currency, "
+                                     "from the store's proven records (docs/floor.md).")
+    rep.add_argument("--config", type=Path, required=True)
+    add_range_arguments(rep)
+    rep.add_argument("--all", action="store_true", help="every record held, not the shift")
+    rep.add_argument("--shifts", type=parse_shifts, default=parse_shifts(SHIFTS),
+                     metavar="HH:MM,...",
+                     help=f"the floor's local times the shifts begin (default {SHIFTS})")
+    rep.add_argument("--table", action="append", metavar="NAME",
+                     help="only this table (repeatable; default: every table)")
+    form = rep.add_mutually_exclusive_group()
+    form.add_argument("--csv", action="store_true", help="a row per table and per total")
+    form.add_argument("--json", action="store_true", help="the figures as JSON")
     ve = sub.add_parser("verify", help="check a floor export, every table in it")
     ve.add_argument("export", type=Path, metavar="DIR")
     ve.add_argument("--public-key", type=Path, metavar="PEM",
@@ -188,6 +209,25 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    """The current shift in the floor's local time unless a range or --all is given."""
+    start, end, shift = asked_range(args.start, args.end, args.all, args.shifts)
+    config = load_config(args.config)
+    store = _open_store(config.database)
+    try:
+        floor = floor_report(store, config.table_keys, start, end, args.table)
+    finally:
+        store.close()
+    floor["shift"] = shift
+    if args.json:
+        print(json.dumps(floor, indent=2, ensure_ascii=False))
+    elif args.csv:
+        sys.stdout.write(render_csv(floor))
+    else:
+        sys.stdout.write(render_text(floor))
+    return 0
+
+
 def _keys(args: argparse.Namespace) -> int:
     state_dir = load_config(args.config).state_dir
     if args.command == "keygen":
@@ -250,14 +290,17 @@ def main(argv: list[str] | None = None) -> int:
             return _collect(args.config)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "report":
+            return _report(args)
         return _export(args)
     except CollectorConfigError as e:
         print(f"shoe-floor: {e}", file=sys.stderr)
         return 2
     except VerifyFailed as e:
-        print(f"{prog}: FAILED: {e}", file=sys.stderr)
+        print(f"{prog}: FAILED: {e}" + ("; nothing reported" if args.command == "report"
+                                           else ""), file=sys.stderr)
         return 1
-    except (AuditError, keys.KeyProblem, OSError) as e:
+    except (AuditError, ReportError, keys.KeyProblem, OSError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2
 

@@ -117,16 +117,7 @@ def export_floor(store: Store, state_dir: Path, table_keys: Path, out: Path,
         entries: list[dict[str, Any]] = []
         without: list[str] = []
         with query.snapshot(store):
-            if not query.keeps_signatures(store):
-                raise AuditError("the store keeps no table signatures yet (made by an earlier "
-                                 "collector): start the upgraded `shoe-floor collect` once, "
-                                 "which adds them (docs/floor.md, \"The store\")")
-            known = query.table_ids(store)
-            chosen = list(dict.fromkeys(tables)) if tables else known
-            unknown = [t for t in chosen if t not in known]
-            if unknown:
-                raise AuditError(f"no records of table {unknown[0]!r} at the floor "
-                                 f"(tables: {', '.join(known) or 'none'})")
+            chosen = chosen_tables(store, tables)
             dirs = [directory_for(t) for t in chosen]
             if len(set(dirs)) != len(dirs):
                 raise AuditError("two tables would share a directory name")
@@ -161,6 +152,22 @@ def export_floor(store: Store, state_dir: Path, table_keys: Path, out: Path,
     return floor
 
 
+def chosen_tables(store: Store, tables: list[str] | None) -> list[str]:
+    """The tables asked (every table with records if None), each known to the store, which
+    must keep the tables' signatures that prove their records; AuditError saying why not."""
+    if not query.keeps_signatures(store):
+        raise AuditError("the store keeps no table signatures yet (made by an earlier "
+                         "collector): start the upgraded `shoe-floor collect` once, "
+                         "which adds them (docs/floor.md, \"The store\")")
+    known = query.table_ids(store)
+    chosen = list(dict.fromkeys(tables)) if tables else known
+    unknown = [t for t in chosen if t not in known]
+    if unknown:
+        raise AuditError(f"no records of table {unknown[0]!r} at the floor "
+                         f"(tables: {', '.join(known) or 'none'})")
+    return chosen
+
+
 def _entry(table: str, name: str, manifest: dict[str, Any], path: Path) -> dict[str, Any]:
     said = manifest["floor"]
     return {"table_id": table, "dir": name, "table": manifest["table"],
@@ -172,8 +179,22 @@ def _entry(table: str, name: str, manifest: dict[str, Any], path: Path) -> dict[
             "manifest_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
-def _checked(store: Store, table: str, first: int, first_prev: str,
-             last: int) -> Iterator[Record]:
+def held_chain(store: Store, table: str) -> tuple[int, int, str]:
+    """The first and last index of the table's stored chain and the hash before its first
+    record; VerifyFailed if nothing vouches for where it starts."""
+    held = query.stored_span(store, table)
+    if held is None:
+        raise VerifyFailed(f"table {table}: no records stored")
+    stored_first, tip = held
+    first_prev = query.chain_start(store, table, stored_first)
+    if first_prev is None:
+        raise VerifyFailed(f"table {table}: its first stored record {stored_first} is not "
+                           "record 1 and no ledger.pruned record vouches for it")
+    return stored_first, tip, first_prev
+
+
+def checked(store: Store, table: str, first: int, first_prev: str,
+            last: int) -> Iterator[Record]:
     """The table's stored records `first`..`last`, each checked by the ledger's `Chain` (no
     seals: the floor has no ledger key) before it is yielded; VerifyFailed at the first bad
     one."""
@@ -193,21 +214,17 @@ def _table(store: Store, table: str, span: tuple[int, int], outdir: Path, key: k
     with its table signatures, after its records are proven (shoe_floor.proof) and its chain
     checked from the first record the floor holds to the record the proof's signature names."""
     first, last = span
-    held = query.stored_span(store, table)
-    assert held is not None
-    stored_first, tip = held
-    first_prev = query.chain_start(store, table, stored_first)
-    if first_prev is None:
-        raise VerifyFailed(f"table {table}: its first stored record {stored_first} is not "
-                           "record 1 and no ledger.pruned record vouches for it: nothing "
-                           "exported")
+    try:
+        stored_first, tip, first_prev = held_chain(store, table)
+    except VerifyFailed as e:
+        raise VerifyFailed(f"{e}: nothing exported") from e
     build = ExportBuilder(outdir, first, last, start_ns, end_ns)
     changed = "; the floor's store no longer holds what the collector verified: nothing exported"
     try:
         proof = prove(store, table, first, last, tip, lodged)
-        build.write(_checked(store, table, stored_first, first_prev, last))
+        build.write(checked(store, table, stored_first, first_prev, last))
         assert build.tail is not None
-        tail = list(_checked(store, table, last + 1, build.tail.hash, proof.through))
+        tail = list(checked(store, table, last + 1, build.tail.hash, proof.through))
         if len(tail) != proof.through - last:
             raise VerifyFailed(f"record {last + len(tail) + 1}: missing")
     except VerifyFailed as e:

@@ -3,7 +3,7 @@ records, and `audit verify`'s checks of the money (docs/audit.md, docs/money.md 
 recorded money").
 
 The ledgers are real: dealt shoes (hil.dealer) played by a real coup machine, a croupier's
-money session (`TableMoney`) appending its records as the daemon does (tests/money_ledger.py),
+money session (`TableMoney`) appending its records as the daemon does (hil/money_ledger.py),
 real SQLite, real keys, real `openssl`. The forgeries are a forger's who holds the table's
 signing key but not the rules: records changed, the chain rebuilt, the files rebuilt, the
 manifest signed again; each is named by the record where it first shows.
@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from hil.dealer import GameFaults
+from hil.money_ledger import SECOND, T0_NS, MoneyTable, records_of
 from shoe_daemon.audit import cli as audit_cli
 from shoe_daemon.audit import keys, layout
 from shoe_daemon.audit.coups import CoupsTable
@@ -32,7 +33,6 @@ from shoe_daemon.audit.ledger import Record, canonical, chain_hash, seal
 from shoe_daemon.audit.settlements import SettlementsTable
 from shoe_daemon.money.houses import MONEY_PROFILES, get_money_profile
 from shoe_daemon.money.verify import settle_round
-from tests.money_ledger import SECOND, T0_NS, MoneyTable, records_of
 from tests.test_audit import chain_check, standard_check
 
 Records = list[dict[str, Any]]

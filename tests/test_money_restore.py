@@ -166,9 +166,9 @@ def test_a_ledger_written_before_issue_20_restores_without_a_mismatch(tmp_path: 
     finds the records it recorded, spelled as they were then (money/legacy.py)."""
     from structlog.testing import capture_logs
 
+    from hil.money_ledger import MoneyTable
     from tests.console_support import console_table
     from tests.money.support import SETTINGS
-    from tests.money_ledger import MoneyTable
 
     state = tmp_path / "state"
     MoneyTable(state, "baden", seed=5, shoes=2, earlier=True).run()

@@ -1,6 +1,6 @@
 """`shoe-daemon report`: the shift report, per shoe, from the ledger or an export.
 
-The ledgers are real (tests/money_ledger.py: dealt shoes, a croupier's money session, a
+The ledgers are real (hil/money_ledger.py: dealt shoes, a croupier's money session, a
 console's void and a shoe's KEY and VOID, a short last coup). Every figure is checked
 against sums computed here, independently, from the records themselves; the bank's history
 against the `money.bank` records; a report is refused where the records do not check.
@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from hil.dealer import GameFaults
+from hil.money_ledger import SECOND, T0_NS, Clock, MoneyTable, records_of
 from hil.processes import ROOT
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.export import export as write_export
@@ -30,7 +31,6 @@ from shoe_daemon.audit.ledger import Record
 from shoe_daemon.display.words import Words
 from shoe_daemon.report.cli import current_shift, ns, parse_shifts
 from shoe_daemon.service.cli import main
-from tests.money_ledger import SECOND, T0_NS, Clock, MoneyTable, records_of
 from tests.money_support import money_table
 from tests.test_audit_money import at, forge
 

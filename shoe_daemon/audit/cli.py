@@ -38,6 +38,11 @@ def parse_time(text: str) -> int:
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """An export's `--out`, `--from` and `--to`: the table's and the floor's alike."""
     parser.add_argument("--out", type=Path, required=True, help="a new or empty directory")
+    add_range_arguments(parser)
+
+
+def add_range_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--from` and `--to`, a range of time as the exports and the reports take it."""
     parser.add_argument("--from", dest="start", type=parse_time, metavar="T",
                         help="first time (ISO 8601, UTC if no zone), inclusive")
     parser.add_argument("--to", dest="end", type=parse_time, metavar="T",

@@ -56,6 +56,20 @@ def current_shift(now: datetime, starts: list[clock_time]) -> tuple[datetime, da
     return max(s for s in around if s <= now), min(s for s in around if s > now)
 
 
+def asked_range(start: int | None, end: int | None, whole: bool, shifts: list[clock_time]
+                ) -> tuple[int | None, int | None, str | None]:
+    """The range a report is asked for (`--from`, `--to`, `--all`; the current shift in the
+    machine's local time when none is given) and, for the current shift, the words naming
+    it."""
+    if whole and (start is not None or end is not None):
+        raise AuditError("--all or a range (--from, --to), not both")
+    if start is not None or end is not None or whole:
+        return start, end, None
+    begins, ends = current_shift(datetime.now().astimezone(), shifts)
+    return ns(begins), ns(ends), \
+        f"the current shift, {begins:%Y-%m-%d %H:%M} to {ends:%H:%M} {begins:%Z}".rstrip()
+
+
 def ns(when: datetime) -> int:
     return (when - _EPOCH) // timedelta(microseconds=1) * 1000
 
@@ -156,13 +170,7 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             if args.public_key:
                 raise AuditError("--public-key goes with an export directory")
-            if args.all and (start is not None or end is not None):
-                raise AuditError("--all or a range (--from, --to), not both")
-            if start is None and end is None and not args.all:
-                begins, ends = current_shift(datetime.now().astimezone(), args.shifts)
-                start, end = ns(begins), ns(ends)
-                shift = f"the current shift, {begins:%Y-%m-%d %H:%M} to {ends:%H:%M} " \
-                        f"{begins:%Z}".rstrip()
+            start, end, shift = asked_range(start, end, args.all, args.shifts)
             report, source = from_ledger(args.state_dir, start, end)
         report["shift"] = shift
         report["source"] = source

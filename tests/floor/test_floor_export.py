@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from hil.money_ledger import MoneyTable
 from shoe_daemon.audit import keys
 from shoe_daemon.audit.cli import parse_time
 from shoe_daemon.audit.export import export as table_export
@@ -32,7 +33,6 @@ from shoe_floor.store import Store
 from tests.floor.conftest import PREFIX, ROOT, Raw, assert_exact, wait_for
 from tests.floor.game import GameTable
 from tests.floor.test_floor import tampered
-from tests.money_ledger import MoneyTable
 from tests.test_audit import chain_check, standard_check
 from tests.test_audit_money import events, forge, sign
 
@@ -337,7 +337,7 @@ def test_a_database_that_cannot_be_reached_is_named_not_a_traceback(certs, tmp_p
 
 def test_the_floor_export_gains_the_money(make_table, collector, collector_toml, database,
                                           tmp_path):
-    """A table's money (tests/money_ledger.py: dealt shoes, a croupier's stakes, a console's
+    """A table's money (hil/money_ledger.py: dealt shoes, a croupier's stakes, a console's
     void) collected at the floor and exported: each table's directory has its
     settlements.csv, checked by the standard tools and by `audit verify`'s money checks,
     byte for byte the table's own; a settlement forged in it and signed again with the

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hil.console_demo import DEMO_MONEY
+from hil.money_ledger import SETTINGS
 from shoe_daemon.game import results
 from shoe_daemon.game.rules import Game, swiss_nine
 from shoe_daemon.money.houses import MONEY_PROFILES
@@ -18,9 +18,6 @@ from shoe_daemon.money.profile import MoneyProfile
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney
 
-#: The `[money]` settings each profile needs (the values its seed leaves to the table): the
-#: demo's, each said there.
-SETTINGS: dict[str, dict[str, Any]] = DEMO_MONEY
 CHEMIN_DE_FER = [n for n, p in MONEY_PROFILES.items() if p.game is Game.CHEMIN_DE_FER]
 
 #: Card pairs for a side's first two cards by what they make.

@@ -36,6 +36,7 @@ from typing import Any
 
 from drivers.messages import Button, Message
 from drivers.records import frame_body
+from hil.console_demo import DEMO_MONEY
 from hil.dealer import GameFaults, deal_shoes
 from shoe_daemon.audit import ledger as ledger_module
 from shoe_daemon.audit.ledger import Ledger, Record
@@ -47,10 +48,14 @@ from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.limits import table_limits
 from shoe_daemon.money.refusals import Refusal
 from shoe_daemon.money.table import TableMoney
-from tests.money.support import SETTINGS
 
 T0_NS = 1_772_344_800_000_000_000  # 2026-03-01T06:00:00Z
 SECOND = 1_000_000_000
+
+
+#: The `[money]` settings each profile needs (the values its seed leaves to the table): the
+#: demo's, each said there.
+SETTINGS: dict[str, dict[str, Any]] = DEMO_MONEY
 
 
 class Clock:
