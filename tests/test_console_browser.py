@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hil.harness import start_daemon, start_shoe, stop
 from hil.processes import console_url
@@ -131,10 +132,20 @@ def test_every_latch_is_signed_off_on_the_page_and_nothing_face_down_leaks(tmp_p
                     chips.first.click()
                 else:
                     page.fill(f"{box} .reason", "checked")
-                if page.locator(f"{box} .resolve").is_disabled():
-                    continue  # a fault the shoe still reports: wait for it to clear
-                with page.expect_response(lambda r: r.url.endswith("/api/actions")) as answer:
-                    page.click(f"{box} .resolve")
+                resolve = page.locator(f"{box} .resolve")
+                if resolve.is_disabled() or resolve.get_attribute("data-approval") == "true":
+                    continue  # a fault the shoe still reports (a supervisor's override, with
+                    # her approval): the croupier waits for it to clear
+                try:
+                    with page.expect_response(lambda r: r.url.endswith("/api/actions"),
+                                              timeout=10_000) as answer:
+                        page.click(f"{box} .resolve")
+                except PlaywrightTimeout:
+                    # The shoe reported the fault again as he tapped: the page asked for a
+                    # supervisor's approval instead of sending. He closes it and waits.
+                    assert not page.locator("#approval").is_hidden()
+                    page.click("#approval-cancel")
+                    continue
                 if latch["id"].startswith("fault-"):
                     # A fault's latch goes, unless the shoe reports that fault again at once: its
                     # latch has the same id (one latch a fault code). A click on what the page

@@ -152,6 +152,11 @@ def test_rule_11_reported_by_the_croupier_upheld_by_the_supervisor(tmp_path, bro
         wait_until(t.page, "!document.getElementById('approval').hidden")
         assert t.page.inner_text("#approval-title") == \
             "A supervisor approves lifting the hold"
+        on_top = t.page.evaluate("""(() => {
+            const r = document.getElementById('approval-cancel').getBoundingClientRect();
+            return !!document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+                .closest('#approval'); })()""")
+        assert on_top  # her approval over the hold's sheet, not under it
         t.page.fill("#approval-badge", "SUP-77")
         t.page.press("#approval-badge", "Enter")
         wait_until(t.page, "document.getElementById('outcome').textContent === 'Punto wins'")

@@ -877,6 +877,7 @@
     // A supervisor's hold on a croupier's screen: resolved with her approval, he stays in.
     const approved = latch.supervisor && !(me && me.role === "supervisor");
     node.querySelector(".resolve").textContent = w(approved ? "console.resolve_approved" : "console.resolve");
+    node.querySelector(".resolve").dataset.approval = String(approved);
     const ways = node.querySelector(".ways");
     if (!latch.held) ui.way = null;
     if (ways.dataset.for !== latch.ways.join(",")) {
