@@ -221,3 +221,9 @@ class Gate:
             self.log.warning(what, person=attempt.person, method=method, remote=remote,
                              at_screen=attempt.screen)
         return person, remote
+
+
+def cookie_name(name: str, tls: bool) -> str:
+    """A session cookie's name: with TLS `__Host-` makes the browser keep it to this origin,
+    TLS and path / only."""
+    return f"__Host-{name}" if tls else name

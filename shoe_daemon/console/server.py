@@ -58,6 +58,7 @@ from shoe_daemon.console.gate import (
     SIGN_IN,
     Gate,
     clear_session_cookie,
+    cookie_name,
     error_response,
     json_response,
     live_session,
@@ -140,8 +141,7 @@ class ConsoleServer(BackgroundServer):
 
     @property
     def cookie(self) -> str:
-        # `__Host-` makes the browser keep it to this origin, TLS and path / only.
-        return "__Host-console" if self.tls else "console"
+        return cookie_name("console", self.tls)
 
     # ---- any thread ----------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ from shoe_daemon.console.gate import (
     Gate,
     Refusal,
     clear_session_cookie,
+    cookie_name,
     json_response,
     live_session,
     loopback_hosts,
@@ -148,8 +149,7 @@ class PitServer(SseServer):
 
     @property
     def cookie(self) -> str:
-        # `__Host-` makes the browser keep it to this origin, TLS and path / only.
-        return "__Host-pit" if self.tls else "pit"
+        return cookie_name("pit", self.tls)
 
     # ---- the server's loop: set-up ----------------------------------------------------------
 
