@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from hil.harness import start_daemon, start_shoe, stop
 from hil.processes import console_url
 from tests.attack.answers_support import ANSWER, LedgerLock, daemon, ledger_actions
 from tests.console_support import people_by_cli
-from tests.test_display_browser import CODE, SHOTS, allowed, launch, wait_until
+from tests.test_display_browser import CODE, SHOTS, allowed, wait_until
 
 # Notes every change the page renders on the table screen.
 RECORDER = """
@@ -54,13 +52,6 @@ document.addEventListener("DOMContentLoaded", () => {
 OUTCOME = {"Banco wins": "banker", "Punto wins": "punter", "Égalité": "egalite",
            "Coup cancelled": "cancelled", "Coup void": "void", "": None}
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def shoot(page: Page, name: str) -> Path:

@@ -7,26 +7,16 @@ table display show of it. Screenshots go to out/screenshots/console-report-*.png
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from hil.harness import start_daemon, start_shoe, stop
 from hil.processes import console_url, display_url
 from tests.console_support import people_by_cli
 from tests.test_console_browser import shoot, sign_in_with_pin
-from tests.test_display_browser import launch, wait_until
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
+from tests.test_display_browser import wait_until
 
 
 def results(workdir: Path) -> list[dict[str, Any]]:

@@ -15,12 +15,10 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from hil.harness import display_url, start_daemon, start_shoe, stop
 from tests.display_client import Sse, get
@@ -65,13 +63,6 @@ def launch(playwright: Any) -> Browser:
     assert CHROMIUM.exists(), "Debian's chromium is needed: bash scripts/setup --test"
     return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def allowed(view_coup: int | None, outcome: str | None, truth: dict[int, dict[str, Any]]) -> set:

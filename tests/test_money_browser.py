@@ -13,28 +13,16 @@ in the ledger. Screenshots go to out/screenshots/console-*.png.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-from playwright.sync_api import Browser, sync_playwright
 
 from shoe_daemon.audit.ledger import Ledger
 from shoe_daemon.money.houses import get_money_profile
 from shoe_daemon.money.verify import check_settlement
 from tests.console_touch import touch_table
-from tests.test_display_browser import launch
 
 BADEN = '[money]\nmin_bank = 100\nmin_stake = 10\n'
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 def ledger_money(workdir: Path) -> list[Any]:
